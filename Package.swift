@@ -1,0 +1,55 @@
+// swift-tools-version: 6.1
+//
+// SecureRoom for Linux: a PIN authentication stack.
+//
+//   pam_secureroom.so   PAM module (PAMSecureRoom + CSecureRoomPAM shim)
+//   secureroom          admin tool (SecureRoomAdmin)
+//   SecureRoomCore      records, argon2id, pepper, policy, lockout, protected directory
+//
+// Release artifacts are made by scripts/build, which adds the link flags the PAM
+// module needs (static Swift runtime, version script, -z nodelete); see DESIGN §2.
+import PackageDescription
+
+let package = Package(
+    name: "SecureRoom",
+    products: [
+        .library(name: "pam_secureroom", type: .dynamic, targets: ["PAMSecureRoom"]),
+        .executable(name: "secureroom", targets: ["SecureRoomAdmin"]),
+        .executable(name: "secureroom-pam-driver", targets: ["PAMDriver"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        // libargon2 (Debian: libargon2-dev).
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2",
+                       providers: [.apt(["libargon2-dev"])]),
+        // One-line C wrappers for syscalls Swift cannot call directly (variadic, macros).
+        .target(name: "CSecureRoomSystem"),
+        // The only code that speaks C to libpam: pam_sm_* entry points and variadic wrappers.
+        .target(name: "CSecureRoomPAM",
+                linkerSettings: [.linkedLibrary("pam")]),
+        .target(name: "SecureRoomCore",
+                dependencies: [
+                    "CArgon2", "CSecureRoomSystem",
+                    .product(name: "Crypto", package: "swift-crypto"),
+                ]),
+        .target(name: "PAMSecureRoom",
+                dependencies: ["SecureRoomCore", "CSecureRoomPAM"]),
+        .target(name: "SecureRoomToolSupport",
+                dependencies: ["SecureRoomCore", "CSecureRoomSystem"]),
+        .executableTarget(name: "SecureRoomAdmin",
+                          dependencies: [
+                              "SecureRoomCore", "SecureRoomToolSupport",
+                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                          ]),
+        // Test driver: runs one PAM transaction from a private config directory
+        // (pam_start_confdir) and reports every conversation message and return code.
+        .executableTarget(name: "PAMDriver",
+                          linkerSettings: [.linkedLibrary("pam")]),
+        .testTarget(name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore"]),
+        .testTarget(name: "PAMModuleTests", dependencies: ["SecureRoomCore"]),
+        .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomCore"]),
+    ]
+)

@@ -1,0 +1,32 @@
+/*
+ * CSecureRoomPAM — the only code that speaks C to libpam.
+ *
+ * The pam_sm_* entry points (shim.c) forward to Swift (PAMSecureRoom).
+ * The wrappers below exist because the libpam calls are variadic or macros;
+ * each is one line. Names are prefixed sr_pam_.
+ */
+#ifndef CSECUREROOM_PAM_H
+#define CSECUREROOM_PAM_H
+
+#include <security/pam_appl.h>
+#include <security/pam_modules.h>
+#include <security/pam_ext.h>
+#include <syslog.h>
+
+/* Prompt with echo off; *response is malloc'd by the application (may be NULL). */
+int sr_pam_prompt_secret(pam_handle_t *pamh, const char *prompt, char **response);
+/* Show an informational or error message through the conversation. */
+int sr_pam_info(pam_handle_t *pamh, const char *message);
+int sr_pam_error(pam_handle_t *pamh, const char *message);
+/* pam_syslog(3) with a fixed "%s" format, so no caller ever passes a format string. */
+void sr_pam_syslog(pam_handle_t *pamh, int priority, const char *message);
+/* The user name (PAM_USER), asking through the conversation if unset. */
+int sr_pam_get_user(pam_handle_t *pamh, const char **user);
+/* PAM_AUTHTOK / PAM_OLDAUTHTOK items (owned by libpam; do not free). */
+int sr_pam_get_authtok_item(pam_handle_t *pamh, int old, const char **token);
+/* Ask the application for the failure delay (microseconds). */
+int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec);
+/* Wipe and free a conversation response. */
+void sr_pam_drop_response(char *response);
+
+#endif

@@ -1,0 +1,21 @@
+import CSecureRoomPAM
+import SecureRoomCore
+
+/// The `account` group: PAM_IGNORE for users without a PIN (and root without
+/// even_deny_root), PAM_SUCCESS when the PIN is usable now, PAM_MAXTRIES while it is
+/// delayed or disabled, PAM_AUTHINFO_UNAVAIL when the state cannot be trusted.
+/// It never denies an account that authenticated by other means: stack it with
+/// `[default=ignore success=ok]` or `optional` (see pam/).
+struct AccountCheck {
+    /// The call being served.
+    let call: ModuleCall
+
+    /// Runs pam_sm_acct_mgmt and returns its PAM code.
+    func run() throws -> Int32 {
+        let (user, uid) = try call.resolveUser()
+        guard let uid, uid != 0 || call.configuration.evenDenyRoot,
+              let status = try PINVerifier(store: call.store).status(of: user)
+        else { return PAM_IGNORE }
+        return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES
+    }
+}

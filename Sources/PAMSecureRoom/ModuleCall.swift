@@ -1,0 +1,69 @@
+import CSecureRoomPAM
+import Glibc
+import SecureRoomCore
+
+/// One call into the module: the handle, the flags, the options parsed once, and the
+/// state store. `run` turns whatever happens inside into a PAM code and syslog line.
+struct ModuleCall {
+    /// The libpam handle.
+    let pam: PAMHandle
+    /// The flags libpam passed (PAM_SILENT, PAM_PRELIM_CHECK, ...).
+    let flags: Int32
+    /// Options: the config file, then the module arguments.
+    let configuration: Configuration
+    /// The records.
+    let store: StateStore
+
+    /// Parses the options and runs `body`, mapping every error in one place.
+    /// Never traps: the host is sudo, sshd or login.
+    static func run(_ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
+                    _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                    _ body: (ModuleCall) throws -> Int32) -> Int32 {
+        guard let handle else { return PAM_SYSTEM_ERR }
+        let pam = PAMHandle(raw: handle)
+        var arguments: [String] = []
+        if let argv {
+            for index in 0..<Int(max(argc, 0)) { if let arg = argv[index] { arguments.append(String(cString: arg)) } }
+        }
+        var call: ModuleCall?
+        do {
+            let configuration = try Configuration.load(arguments: arguments, reader: ConfigurationFile.read)
+            try configuration.validate()
+            for key in configuration.unknownKeys {
+                pam.log(LOG_WARNING, "ignoring unknown option \(UserName.quoted(key))")
+            }
+            let made = ModuleCall(pam: pam, flags: flags, configuration: configuration,
+                                  store: StateStore(configuration: configuration))
+            call = made
+            return try body(made)
+        } catch {
+            let result = ModuleResult(for: error, user: call?.currentUser)
+            if let line = result.log { pam.log(result.priority, line) }
+            return result.code
+        }
+    }
+
+    /// The user name if libpam already has one (for log lines); never prompts.
+    var currentUser: String? {
+        var item: UnsafeRawPointer?
+        guard pam_get_item(pam.raw, PAM_USER, &item) == PAM_SUCCESS, let item else { return nil }
+        return String(cString: item.assumingMemoryBound(to: CChar.self))
+    }
+
+    /// Whether messages to the user are suppressed (`silent` or PAM_SILENT).
+    var isSilent: Bool { configuration.silent || flags & Int32(bitPattern: UInt32(PAM_SILENT)) != 0 }
+
+    /// Tells the user `message` as an error, unless silent.
+    func tell(_ message: String) { if !isSilent { pam.error(message) } }
+
+    /// The validated user name and its passwd entry's uid (nil if the account is unknown).
+    func resolveUser() throws -> (name: UserName, uid: uid_t?) {
+        let raw = try pam.user()
+        let name = try UserName(raw)
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        let code = getpwnam_r(name.rawValue, &entry, &buffer, buffer.count, &result)
+        return (name, code == 0 && result != nil ? entry.pw_uid : nil)
+    }
+}

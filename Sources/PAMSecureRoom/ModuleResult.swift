@@ -1,0 +1,50 @@
+import CSecureRoomPAM
+import SecureRoomCore
+
+/// A PAM return code with the syslog line that explains it. Thrown inside the module
+/// to end a call early; `ModuleResult(for:)` is the one mapping from every error to a
+/// code and a line.
+struct ModuleResult: Error {
+    /// The PAM return code.
+    let code: Int32
+    /// The syslog line (never containing a PIN), or nil for none.
+    let log: String?
+    /// The syslog priority for `log`.
+    let priority: Int32
+
+    /// A result with an optional log line.
+    init(code: Int32, log: String? = nil, priority: Int32 = LOG_ERR) {
+        self.code = code
+        self.log = log
+        self.priority = priority
+    }
+
+    /// The mapping of every failure to a PAM return code (README "Return codes"):
+    ///
+    /// - unsafe, missing or corrupt state, system or argon2 failures: PAM_AUTHINFO_UNAVAIL
+    /// - a user name that cannot be a record name: PAM_USER_UNKNOWN
+    /// - a bad option: PAM_SERVICE_ERR
+    /// - a malformed PIN: PAM_AUTH_ERR (it is not checked against the record)
+    init(for error: any Error, user: String?) {
+        let subject = user.map { " (user \(UserName.quoted($0)))" } ?? ""
+        switch error {
+        case let result as ModuleResult:
+            self = result
+        case let failure as SecureRoomError:
+            switch failure {
+            case .insecure, .stateMissing, .corruptRecord, .system, .kdfFailure, .alreadyInitialized:
+                self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")
+            case .invalidUserName:
+                self.init(code: PAM_USER_UNKNOWN, log: "\(failure)", priority: LOG_NOTICE)
+            case .invalidConfiguration:
+                self.init(code: PAM_SERVICE_ERR, log: "\(failure)")
+            case .malformedPIN:
+                self.init(code: PAM_AUTH_ERR, log: "malformed PIN entered\(subject)", priority: LOG_NOTICE)
+            case .notEnrolled:
+                self.init(code: PAM_IGNORE)
+            }
+        default:
+            self.init(code: PAM_SERVICE_ERR, log: "unexpected error\(subject)")
+        }
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `secureroom policy`: the PIN and lockout policy.
+struct PolicyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "policy",
+        abstract: "Show the PIN and lockout policy, or check PINs against it.",
+        subcommands: [PolicyShowCommand.self, PolicyCheckCommand.self],
+        defaultSubcommand: PolicyShowCommand.self)
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// `secureroom`: the administrator's tool for SecureRoom PINs.
+@main
+struct SecureRoomCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "secureroom",
+        abstract: "Manage SecureRoom PINs: enrol users, change and reset PINs, show lockouts and policy.",
+        discussion: """
+        SecureRoom checks a short numeric PIN through PAM (pam_secureroom.so) against an \
+        argon2id record in a root-only state directory (default /var/lib/secureroom), with \
+        escalating delays and a hard cap on consecutive failures.
+
+        Options come from /etc/security/secureroom.conf (or --config), the same file and \
+        keys the PAM module reads; --dir overrides its dir= setting.
+
+        EXIT STATUS
+          0   success
+          1   the operation failed (see the message)
+          2   wrong PIN
+          3   the PIN is locked (delay running) or disabled
+          64  usage error
+
+        FILES
+          /etc/security/secureroom.conf   options (see secureroom.conf in the README)
+          /var/lib/secureroom/            state: pepper, users/NAME.credential, users/NAME.lockout
+        """,
+        version: "0.1.0",
+        subcommands: [
+            InitCommand.self, SetCommand.self, ChangeCommand.self, ResetCommand.self,
+            StatusCommand.self, PolicyCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Glibc
+import SecureRoomCore
+
+/// Options every subcommand accepts: where the configuration and the state live.
+struct StateOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("State directory (overrides dir= in the config file).", valueName: "dir"))
+    var dir: String?
+
+    @Option(name: .long, help: ArgumentHelp("Config file (default: \(Configuration.defaultConfigPath)).",
+                                            valueName: "file"))
+    var config: String?
+
+    /// The configuration in effect: the config file, then --dir. Unknown keys are
+    /// reported on standard error, as the module logs them.
+    func load() throws -> Configuration {
+        var configuration = try Configuration.load(arguments: config.map { ["conf=\($0)"] } ?? [],
+                                                   reader: ConfigurationFile.read)
+        if let dir {
+            guard dir.hasPrefix("/") else { throw ValidationError("--dir must be an absolute path") }
+            try configuration.apply("dir=\(dir)")
+        }
+        try configuration.validate()
+        for key in configuration.unknownKeys {
+            printError("warning: \(config ?? Configuration.defaultConfigPath): ignoring unknown option \(UserName.quoted(key))")
+        }
+        return configuration
+    }
+
+    /// The state store for the configuration in effect.
+    func store() throws -> StateStore { StateStore(configuration: try load()) }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import SecureRoomCore
+
+/// `secureroom status [USER]`: enrolment and lockout state.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show enrolment, failures and lockout for one user or all enrolled users.",
+        discussion: """
+        JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
+        or "none"), failures, locked_until (ISO 8601 UTC when a delay is running, else \
+        null), disabled, last_success and last_failure (ISO 8601 UTC or null). For one \
+        user it is an object; without USER, an array of enrolled users.
+        """)
+
+    @Argument(help: "The account (default: every enrolled user).")
+    var user: String?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var state: StateOptions
+
+    func run() throws {
+        try reportingFailures {
+            let store = try state.store()
+            let verifier = PINVerifier(store: store)
+            let now = verifier.clock.now()
+            let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
+            let reports = try users.map { user in
+                UserStatus(user: user, credential: try store.credential(for: user),
+                           tally: try store.lockout(for: user), policy: store.configuration.lockout, now: now)
+            }
+            if json {
+                print(user == nil ? "[" + reports.map(\.json).joined(separator: ",") + "]" : reports[0].json)
+            } else if reports.isEmpty {
+                print("No users have a PIN.")
+            } else {
+                print(UserStatus.tableHeader)
+                reports.forEach { print($0.tableRow) }
+            }
+        }
+    }
+}
+
+/// One user's state, as `status` reports it.
+struct UserStatus {
+    let user: UserName
+    let enrolled: Bool
+    let failures: Int
+    let state: String
+    let lockedUntil: Int64?
+    let lastSuccess: Int64?
+    let lastFailure: Int64?
+
+    init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, policy: LockoutPolicy, now: Instant) {
+        self.user = user
+        enrolled = credential != nil
+        failures = tally.failures
+        lastSuccess = tally.lastSuccess
+        lastFailure = tally.lastFailure?.wallSeconds
+        switch policy.status(of: tally, at: now) {
+        case _ where credential == nil:
+            (state, lockedUntil) = ("none", nil)
+        case .open: (state, lockedUntil) = ("open", nil)
+        case .delayed(let seconds, _): (state, lockedUntil) = ("delayed", now.wallSeconds + seconds)
+        case .disabled: (state, lockedUntil) = ("disabled", nil)
+        }
+    }
+
+    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE"])
+
+    var tableRow: String {
+        Self.pad([user.rawValue, enrolled ? "yes" : "no", String(failures), state,
+                  lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
+                  lastFailure.map(ISO8601.utc) ?? "-"])
+    }
+
+    var json: String {
+        func time(_ value: Int64?) -> String { value.map { "\"\(ISO8601.utc($0))\"" } ?? "null" }
+        return "{\"user\":\"\(user.rawValue)\",\"enrolled\":\(enrolled),\"state\":\"\(state)\","
+            + "\"failures\":\(failures),\"locked_until\":\(time(lockedUntil)),\"disabled\":\(state == "disabled"),"
+            + "\"last_success\":\(time(lastSuccess)),\"last_failure\":\(time(lastFailure))}"
+    }
+
+    private static func pad(_ columns: [String]) -> String {
+        let widths = [16, 4, 9, 9, 21, 21, 20]
+        return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
+            .joined().trimmingTrailingSpaces()
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Glibc
+import SecureRoomCore
+import SecureRoomToolSupport
+
+/// Exit statuses (documented in `secureroom --help`).
+enum Exit {
+    /// The operation failed.
+    static let failure = ExitCode(1)
+    /// A wrong PIN.
+    static let wrongPIN = ExitCode(2)
+    /// The PIN is delayed or disabled.
+    static let locked = ExitCode(3)
+}
+
+/// Writes `message` to standard error, prefixed with the program name.
+func printError(_ message: String) {
+    var text = Array("secureroom: \(message)\n".utf8)
+    _ = text.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// Runs `body`, turning SecureRoom and PIN-entry errors into a message on standard
+/// error and exit status 1. Usage errors and explicit exit codes pass through.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as SecureRoomError {
+        printError(error.description)
+        throw Exit.failure
+    } catch let error as PINEntry.Failure {
+        printError(error.description)
+        throw Exit.failure
+    }
+}
+
+/// Refuses to go on unless the effective uid is root.
+func requireRoot(_ action: String) throws {
+    guard geteuid() == 0 else {
+        printError("\(action) must be run as root")
+        throw Exit.failure
+    }
+}
+
+/// Validates a user name and checks that the account exists.
+func existingUser(_ name: String) throws -> UserName {
+    let user = try UserName(name)
+    guard getpwnam(user.rawValue) != nil else {
+        printError("no such user \(UserName.quoted(name))")
+        throw Exit.failure
+    }
+    return user
+}
+
+/// Reads a new PIN: twice on the PIN pad (they must match), once from a pipe.
+/// Applies the policy unless `allowWeak`.
+func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool,
+                prompt: String = "New PIN: ") throws -> SecretBytes {
+    let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
+    let pin = try PINEntry.read(prompt: prompt, format: configuration.format, forceLine: fromStdin)
+    let reasons = policy.rejections(of: pin)
+    if !reasons.isEmpty && !allowWeak {
+        printError("PIN rejected: \(reasons.map(\.description).joined(separator: "; ")) (root may use --allow-weak)")
+        throw Exit.failure
+    }
+    if !fromStdin && isatty(STDIN_FILENO) == 1 {
+        let again = try PINEntry.read(prompt: "Retype PIN: ", format: configuration.format)
+        guard pin.constantTimeEquals(again) else {
+            printError("PINs do not match")
+            throw Exit.failure
+        }
+    }
+    return pin
+}

@@ -1,0 +1,166 @@
+/// Every SecureRoom option, parsed once (pam_faillock's model): first the config file
+/// (`/etc/security/secureroom.conf`, or `conf=`), then module arguments or CLI flags,
+/// which win. The same keys work in both places (docs: README "Options").
+public struct Configuration: Sendable {
+    /// The default config file.
+    public static let defaultConfigPath = "/etc/security/secureroom.conf"
+    /// The default state directory.
+    public static let defaultDirectory = "/var/lib/secureroom"
+
+    /// What to do for a user without a PIN.
+    public enum NoPINAction: String, Sendable {
+        /// Return PAM_IGNORE at once, so the stack falls through (to the password).
+        case ignore
+        /// Prompt, spend the same time as a real check, and fail.
+        case fail
+    }
+
+    /// State directory (`dir=`).
+    public var directory = Configuration.defaultDirectory
+    /// Pepper file (`pepper=`); nil means `<directory>/pepper`.
+    public var pepperPath: String?
+    /// PIN length (`digits=`).
+    public var format = PINFormat.fourDigits
+    /// Lockout cap and schedule (`deny=`, `schedule=`).
+    public var lockout = LockoutPolicy.defaults
+    /// argon2 parameters for new records (`argon2_memory=` KiB, `argon2_time=`, `argon2_lanes=`).
+    public var kdf = KDFParameters.defaults
+    /// Apply the PIN to root (uid 0) too, lockout included (`even_deny_root`).
+    public var evenDenyRoot = false
+    /// No failure delay (`nodelay`).
+    public var noDelay = false
+    /// No messages through the conversation (`silent`).
+    public var silent = false
+    /// Extra syslog lines (`debug`).
+    public var debug = false
+    /// Users without a PIN (`nopin=ignore|fail`).
+    public var noPIN = NoPINAction.ignore
+    /// Take the PIN from PAM_AUTHTOK only (`use_first_pass`).
+    public var useFirstPass = false
+    /// Take the PIN from PAM_AUTHTOK if set, else prompt (`try_first_pass`).
+    public var tryFirstPass = false
+    /// Blocklist for new PINs (`blocklist=builtin|none|PATH`).
+    public var blocklist = "builtin"
+
+    /// Keys that were not recognised (reported, not fatal).
+    public private(set) var unknownKeys: [String] = []
+
+    /// The defaults.
+    public init() {}
+
+    /// The pepper path in effect.
+    public var effectivePepperPath: String { pepperPath ?? directory + "/pepper" }
+
+    /// The effective configuration: the config file (if it exists), then `arguments`.
+    ///
+    /// `conf=PATH` among the arguments names another config file. A missing default file
+    /// is fine; a missing named file, or a bad value anywhere, is an error.
+    public static func load(arguments: [String], reader: (String) throws -> [UInt8]?) throws -> Configuration {
+        var configuration = Configuration()
+        let named = arguments.last(where: { $0.hasPrefix("conf=") }).map { String($0.dropFirst(5)) }
+        let path = named ?? defaultConfigPath
+        if let bytes = try reader(path) {
+            try configuration.apply(fileText: bytes, path: path)
+        } else if named != nil {
+            throw SecureRoomError.invalidConfiguration("config file \(path) does not exist")
+        }
+        for argument in arguments where !argument.hasPrefix("conf=") {
+            try configuration.apply(argument)
+        }
+        return configuration
+    }
+
+    /// Applies a config file: `key = value` or `key` per line, `#` comments.
+    public mutating func apply(fileText bytes: [UInt8], path: String) throws {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = (rawLine.firstIndex(of: "#").map { rawLine[..<$0] } ?? rawLine)
+                .trimmingSpaces()
+            if line.isEmpty { continue }
+            let option: String
+            if let equals = line.firstIndex(of: "=") {
+                option = line[..<equals].trimmingSpaces() + "=" + line[line.index(after: equals)...].trimmingSpaces()
+            } else {
+                option = String(line)
+            }
+            do { try apply(option) } catch let SecureRoomError.invalidConfiguration(message) {
+                throw SecureRoomError.invalidConfiguration("\(path):\(number + 1): \(message)")
+            }
+        }
+    }
+
+    /// Applies one `key` or `key=value` option.
+    public mutating func apply(_ option: String) throws {
+        let key: Substring
+        let value: Substring?
+        if let equals = option.firstIndex(of: "=") {
+            key = option[..<equals]
+            value = option[option.index(after: equals)...]
+        } else {
+            key = Substring(option)
+            value = nil
+        }
+        func required() throws -> String {
+            guard let value, !value.isEmpty || key == "schedule" else {
+                throw SecureRoomError.invalidConfiguration("\(key) needs a value")
+            }
+            return String(value)
+        }
+        func flag() throws -> Bool {
+            guard value == nil else { throw SecureRoomError.invalidConfiguration("\(key) takes no value") }
+            return true
+        }
+        func number<T: FixedWidthInteger>(_ range: ClosedRange<T>) throws -> T {
+            let text = try required()
+            guard let parsed = RecordText.decimal(Substring(text), as: T.self), range.contains(parsed) else {
+                throw SecureRoomError.invalidConfiguration("\(key)=\(UserName.quoted(text)) must be a number in \(range)")
+            }
+            return parsed
+        }
+        func path() throws -> String {
+            let text = try required()
+            guard text.hasPrefix("/") else { throw SecureRoomError.invalidConfiguration("\(key) must be an absolute path") }
+            return text
+        }
+        switch key {
+        case "dir": directory = try path()
+        case "pepper": pepperPath = try path()
+        case "digits": format = try PINFormat(digits: try number(PINFormat.digitRange))
+        case "deny": lockout = try LockoutPolicy(deny: try number(LockoutPolicy.denyRange), schedule: lockout.schedule)
+        case "schedule": lockout = try LockoutPolicy(deny: lockout.deny, schedule: try LockoutPolicy.parseSchedule(try required()))
+        case "argon2_memory": kdf.memoryKiB = try number(KDFParameters.memoryRange)
+        case "argon2_time": kdf.iterations = try number(KDFParameters.iterationRange)
+        case "argon2_lanes": kdf.lanes = try number(KDFParameters.laneRange)
+        case "even_deny_root": evenDenyRoot = try flag()
+        case "nodelay": noDelay = try flag()
+        case "silent": silent = try flag()
+        case "debug": debug = try flag()
+        case "use_first_pass": useFirstPass = try flag()
+        case "try_first_pass": tryFirstPass = try flag()
+        case "nopin":
+            guard let action = NoPINAction(rawValue: try required()) else {
+                throw SecureRoomError.invalidConfiguration("nopin must be ignore or fail")
+            }
+            noPIN = action
+        case "blocklist": blocklist = try required()
+        default: unknownKeys.append(String(key))
+        }
+    }
+
+    /// Checks combinations that single options cannot (argon2 memory against lanes).
+    public func validate() throws {
+        do { try kdf.validate() } catch let SecureRoomError.kdfFailure(message) {
+            throw SecureRoomError.invalidConfiguration(message)
+        }
+    }
+}
+
+extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    func trimmingSpaces() -> String {
+        var slice = self[...]
+        while let first = slice.first, first == " " || first == "\t" || first == "\r" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" || last == "\r" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

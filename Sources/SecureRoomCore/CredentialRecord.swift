@@ -1,0 +1,73 @@
+/// One user's PIN credential (docs/FORMAT.md §3): argon2id parameters, salt and the
+/// verifier derived from the argon2 output. Holds nothing from which the PIN can be
+/// recovered without the pepper.
+public struct CredentialRecord: Equatable, Sendable {
+    /// The record's first line.
+    static let header = "SECUREROOM-CREDENTIAL/1"
+    /// Largest record file accepted.
+    static let maximumSize = 4096
+
+    /// The user this record belongs to (also bound into the argon2 associated data).
+    public var user: UserName
+    /// argon2id cost parameters.
+    public var parameters: KDFParameters
+    /// Random per-record salt (16 bytes).
+    public var salt: [UInt8]
+    /// HKDF-SHA256(master, info "secureroom/1 verifier"), 32 bytes.
+    public var verifier: [UInt8]
+    /// Number of digits of the PIN.
+    public var digits: Int
+    /// When the PIN was set (Unix seconds).
+    public var created: Int64
+
+    /// Creates a record from its fields.
+    public init(user: UserName, parameters: KDFParameters, salt: [UInt8], verifier: [UInt8],
+                digits: Int, created: Int64) {
+        self.user = user
+        self.parameters = parameters
+        self.salt = salt
+        self.verifier = verifier
+        self.digits = digits
+        self.created = created
+    }
+
+    /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
+    public init(parsing bytes: [UInt8], path: String) throws {
+        let text = try RecordText(parsing: bytes, header: Self.header,
+                                  keys: ["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
+                                         "verifier", "digits", "created"], path: path)
+        guard try text.required("kdf") == "argon2id-19" else {
+            throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
+        }
+        do {
+            user = try UserName(String(try text.required("user")))
+        } catch SecureRoomError.invalidUserName {
+            throw SecureRoomError.corruptRecord(path: path, reason: "invalid user")
+        }
+        parameters = KDFParameters(memoryKiB: try text.number("memory-kib", in: KDFParameters.memoryRange),
+                                   iterations: try text.number("iterations", in: KDFParameters.iterationRange),
+                                   lanes: try text.number("lanes", in: KDFParameters.laneRange))
+        do { try parameters.validate() } catch {
+            throw SecureRoomError.corruptRecord(path: path, reason: "argon2 parameters out of range")
+        }
+        salt = try text.hex("salt", count: Argon2id.saltLength)
+        verifier = try text.hex("verifier", count: PINKeys.verifierLength)
+        digits = try text.number("digits", in: PINFormat.digitRange)
+        created = try text.number("created", in: 0...Int64.max)
+    }
+
+    /// The record file's bytes.
+    public func serialized() -> [UInt8] {
+        RecordText.render(header: Self.header, [
+            ("user", user.rawValue),
+            ("kdf", "argon2id-19"),
+            ("memory-kib", String(parameters.memoryKiB)),
+            ("iterations", String(parameters.iterations)),
+            ("lanes", String(parameters.lanes)),
+            ("salt", Hex.encode(salt)),
+            ("verifier", Hex.encode(verifier)),
+            ("digits", String(digits)),
+            ("created", String(created)),
+        ])
+    }
+}

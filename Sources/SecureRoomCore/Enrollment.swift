@@ -1,0 +1,55 @@
+/// Setting, changing and removing PINs, and resetting tallies: the operations behind
+/// `secureroom set/change/reset` and `pam_sm_chauthtok`.
+public struct Enrollment {
+    /// The state.
+    public let store: StateStore
+    /// The time source.
+    public let clock: any Clock
+
+    /// Enrollment over `store`.
+    public init(store: StateStore, clock: any Clock = SystemClock()) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Gives `user` the PIN `pin` (already validated and policy-checked by the caller):
+    /// a new salt, the configured argon2 parameters, and a fresh tally.
+    public func setPIN(_ pin: SecretBytes, for user: UserName) throws {
+        let pepper = try store.pepper()
+        let parameters = store.configuration.kdf
+        let salt = try randomSalt()
+        let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+        let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
+        let record = CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
+                                      digits: pin.count, created: clock.now().wallSeconds)
+        try store.withExclusiveLock(for: user) {
+            try store.write(record)
+            try store.write(LockoutRecord(), for: user)
+        }
+    }
+
+    /// Checks `current` under the lockout rules; only if it is right, asks `newPIN` for
+    /// the replacement (which may throw to abandon the change) and sets it. Returns the
+    /// outcome of the check: the PIN changed only if it is `.success`.
+    public func changePIN(for user: UserName, current: SecretBytes,
+                          newPIN: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
+        let outcome = try PINVerifier(store: store, clock: clock).verify(current, for: user)
+        if case .success = outcome { try setPIN(try newPIN(), for: user) }
+        return outcome
+    }
+
+    /// Clears the user's tally (an administrator's unlock). Keeps `last-success`.
+    public func resetLockout(for user: UserName) throws {
+        try store.withExclusiveLock(for: user) {
+            var tally = try store.lockout(for: user)
+            tally.failures = 0
+            tally.seenGuesses = []
+            try store.write(tally, for: user)
+        }
+    }
+
+    /// Deletes the user's PIN and tally.
+    public func removePIN(for user: UserName) throws {
+        try store.withExclusiveLock(for: user) { try store.removeRecords(for: user) }
+    }
+}

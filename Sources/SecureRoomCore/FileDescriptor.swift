@@ -1,0 +1,92 @@
+import CSecureRoomSystem
+import Glibc
+
+/// An owned file descriptor, closed when the last reference goes away.
+///
+/// A thin typed wrapper over the system calls the core needs, in the manner of
+/// swift-system: every call throws `SecureRoomError.system` with the errno.
+public final class FileDescriptor {
+    /// The raw descriptor number.
+    public let rawValue: Int32
+    /// The path this descriptor was opened as, for error messages.
+    public let path: String
+
+    init(rawValue: Int32, path: String) {
+        self.rawValue = rawValue
+        self.path = path
+    }
+
+    deinit { _ = Glibc.close(rawValue) }
+
+    /// Opens `name` relative to `directory` (or the current directory when nil).
+    static func open(_ name: String, in directory: FileDescriptor?, flags: Int32,
+                     mode: mode_t = 0o600, displayPath: String) throws -> FileDescriptor {
+        let fd = retryingOnInterrupt {
+            sr_openat(directory?.rawValue ?? AT_FDCWD, name, flags | O_CLOEXEC, mode)
+        }
+        guard fd >= 0 else { throw SecureRoomError.system(operation: "open", path: displayPath, errno: errno) }
+        return FileDescriptor(rawValue: fd, path: displayPath)
+    }
+
+    /// `fstat(2)`.
+    public func status() throws -> stat {
+        var info = stat()
+        guard fstat(rawValue, &info) == 0 else { throw failure("stat") }
+        return info
+    }
+
+    /// Reads the whole file, refusing files larger than `limit` bytes.
+    public func readAll(limit: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                retryingOnInterrupt { read(rawValue, buffer.baseAddress, buffer.count) }
+            }
+            if count < 0 { throw failure("read") }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+            if bytes.count > limit {
+                throw SecureRoomError.corruptRecord(path: path, reason: "larger than \(limit) bytes")
+            }
+        }
+    }
+
+    /// Writes every byte, retrying short writes.
+    public func writeAll(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { buffer -> Int in
+                guard let base = buffer.baseAddress else { return 0 }
+                return retryingOnInterrupt { write(rawValue, base + offset, buffer.count - offset) }
+            }
+            if written < 0 { throw failure("write") }
+            offset += written
+        }
+    }
+
+    /// `fsync(2)`.
+    public func synchronize() throws {
+        guard retryingOnInterrupt({ fsync(rawValue) }) == 0 else { throw failure("fsync") }
+    }
+
+    /// `flock(2)`; blocks until the lock is granted.
+    public func lock(exclusive: Bool) throws {
+        guard retryingOnInterrupt({ flock(rawValue, exclusive ? LOCK_EX : LOCK_SH) }) == 0 else {
+            throw failure("flock")
+        }
+    }
+
+    private func failure(_ operation: String) -> SecureRoomError {
+        .system(operation: operation, path: path, errno: errno)
+    }
+}
+
+/// Repeats a system call while it fails with EINTR.
+@inline(__always)
+func retryingOnInterrupt<T: FixedWidthInteger>(_ call: () -> T) -> T {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
+    }
+}

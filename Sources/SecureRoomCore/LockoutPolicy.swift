@@ -1,0 +1,159 @@
+/// The lockout schedule (DESIGN §4, docs/README "Lockout"): after a number of
+/// consecutive failures the next attempt must wait a delay; at `deny` failures the PIN
+/// is disabled until a success elsewhere or an administrator's reset.
+public struct LockoutPolicy: Equatable, Sendable {
+    /// From `failures` consecutive failures on, wait `delay` seconds before the next attempt.
+    public struct Step: Equatable, Sendable {
+        /// The failure count at which this delay starts.
+        public var failures: Int
+        /// Seconds to wait after the latest failure.
+        public var delay: Int64
+
+        /// Creates a step.
+        public init(failures: Int, delay: Int64) {
+            self.failures = failures
+            self.delay = delay
+        }
+    }
+
+    /// Consecutive failures after which the PIN is disabled (the guess budget).
+    public var deny: Int
+    /// Delays in increasing order of `failures`.
+    public var schedule: [Step]
+
+    /// The accepted range for `deny`.
+    public static let denyRange = 1...LockoutRecord.maximumSeenGuesses
+
+    /// iOS's schedule: attempts 1–4 free, then 1 min, 5 min, 15 min, 15 min, 1 h;
+    /// disabled at 10 (NIST SP 800-63B's limit for activation secrets).
+    public static let defaults = LockoutPolicy(validDeny: 10, schedule: [
+        Step(failures: 5, delay: 60), Step(failures: 6, delay: 300),
+        Step(failures: 7, delay: 900), Step(failures: 9, delay: 3600),
+    ])
+
+    /// Creates a policy; throws if `deny` or the schedule is out of order or range.
+    public init(deny: Int, schedule: [Step]) throws {
+        guard Self.denyRange.contains(deny) else {
+            throw SecureRoomError.invalidConfiguration("deny=\(deny) outside \(Self.denyRange)")
+        }
+        for (index, step) in schedule.enumerated() {
+            guard step.failures >= 1, step.delay >= 0, step.delay <= 31 * 86_400,
+                  index == 0 || schedule[index - 1].failures < step.failures
+            else { throw SecureRoomError.invalidConfiguration("schedule must increase: failures:delay,...") }
+        }
+        self.deny = deny
+        self.schedule = schedule
+    }
+
+    private init(validDeny deny: Int, schedule: [Step]) {
+        self.deny = deny
+        self.schedule = schedule
+    }
+
+    /// The delay that follows `failures` consecutive failures.
+    public func delay(afterFailures failures: Int) -> Int64 {
+        schedule.last(where: { $0.failures <= failures })?.delay ?? 0
+    }
+
+    /// Where a tally stands at `now`.
+    public func status(of record: LockoutRecord, at now: Instant) -> LockoutStatus {
+        if record.failures >= deny { return .disabled(failures: record.failures) }
+        let wait = delay(afterFailures: record.failures)
+        if wait > 0, let last = record.lastFailure {
+            let remaining = wait - now.seconds(since: last)
+            if remaining > 0 { return .delayed(seconds: remaining, failures: record.failures) }
+        }
+        return .open(failures: record.failures, untilDelay: nextDelay(after: record.failures),
+                     untilDisabled: deny - record.failures)
+    }
+
+    /// Attempts left before the next longer delay starts, and that delay (nil if none before `deny`).
+    private func nextDelay(after failures: Int) -> (attempts: Int, delay: Int64)? {
+        guard let next = schedule.first(where: { $0.failures > failures && $0.failures < deny && $0.delay > 0 }),
+              next.delay > delay(afterFailures: failures)
+        else { return nil }
+        return (next.failures - failures, next.delay)
+    }
+
+    /// Parses a schedule: comma-separated `FAILURES:DELAY`, DELAY in seconds or with an
+    /// `s`, `m`, `h` or `d` suffix (`5:1m,6:5m,7:15m,9:1h`). Empty means no delays.
+    public static func parseSchedule(_ text: String) throws -> [Step] {
+        guard !text.isEmpty else { return [] }
+        return try text.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            let parts = item.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let failures = RecordText.decimal(parts[0], as: Int.self),
+                  let delay = parseDuration(parts[1])
+            else { throw SecureRoomError.invalidConfiguration("schedule entry \(UserName.quoted(String(item))) is not FAILURES:DELAY") }
+            return Step(failures: failures, delay: delay)
+        }
+    }
+
+    /// Renders a schedule in the form `parseSchedule` reads.
+    public static func render(_ schedule: [Step]) -> String {
+        schedule.map { "\($0.failures):\(Duration.compact($0.delay))" }.joined(separator: ",")
+    }
+
+    private static func parseDuration(_ text: Substring) -> Int64? {
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let last = text.last, let unit = units[last] {
+            return RecordText.decimal(text.dropLast(), as: Int64.self).flatMap { $0.multipliedReportingOverflow(by: unit).overflow ? nil : $0 * unit }
+        }
+        return RecordText.decimal(text, as: Int64.self)
+    }
+}
+
+/// Where a user's tally stands.
+public enum LockoutStatus: Equatable, Sendable {
+    /// Attempts are allowed. `untilDelay`: failures left before a (longer) delay, and that delay.
+    case open(failures: Int, untilDelay: (attempts: Int, delay: Int64)?, untilDisabled: Int)
+    /// Attempts are refused for `seconds` more.
+    case delayed(seconds: Int64, failures: Int)
+    /// The guess budget is spent: only a reset (or a success by other means) helps.
+    case disabled(failures: Int)
+
+    /// Whether an attempt may be made now.
+    public var allowsAttempt: Bool {
+        if case .open = self { return true }
+        return false
+    }
+
+    /// Equality over all associated values.
+    public static func == (lhs: LockoutStatus, rhs: LockoutStatus) -> Bool {
+        switch (lhs, rhs) {
+        case let (.open(a, da, ua), .open(b, db, ub)):
+            return a == b && ua == ub && da?.attempts == db?.attempts && da?.delay == db?.delay
+        case let (.delayed(a, fa), .delayed(b, fb)): return a == b && fa == fb
+        case let (.disabled(a), .disabled(b)): return a == b
+        default: return false
+        }
+    }
+}
+
+/// Human-readable durations: "1-minute", "4 min 10 s", "1 h".
+public enum Duration {
+    /// "4 min 10 s", "1 h 5 min", "30 s".
+    public static func spoken(_ seconds: Int64) -> String {
+        let s = max(seconds, 1)
+        let (hours, minutes, rest) = (s / 3600, s % 3600 / 60, s % 60)
+        var parts: [String] = []
+        if hours > 0 { parts.append("\(hours) h") }
+        if minutes > 0 { parts.append("\(minutes) min") }
+        if rest > 0 && hours == 0 { parts.append("\(rest) s") }
+        return parts.joined(separator: " ")
+    }
+
+    /// "1-minute", "15-minute", "1-hour" (as in "a 1-minute delay").
+    public static func adjective(_ seconds: Int64) -> String {
+        if seconds % 3600 == 0 { return "\(seconds / 3600)-hour" }
+        if seconds % 60 == 0 { return "\(seconds / 60)-minute" }
+        return "\(seconds)-second"
+    }
+
+    /// "60" → "1m", "3600" → "1h", "90" → "90s".
+    public static func compact(_ seconds: Int64) -> String {
+        if seconds > 0 && seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
+        if seconds > 0 && seconds % 3600 == 0 { return "\(seconds / 3600)h" }
+        if seconds > 0 && seconds % 60 == 0 { return "\(seconds / 60)m" }
+        return "\(seconds)s"
+    }
+}

@@ -1,0 +1,47 @@
+/// What a person is told after a PIN check, in the voice of a lock screen. Shared by
+/// the PAM module (through the conversation) and the admin tool (on the terminal).
+public enum Messages {
+    /// The message for a check's outcome; nil for success and for users without a PIN.
+    public static func text(for outcome: PINVerifier.Outcome) -> String? {
+        switch outcome {
+        case .success, .notEnrolled: return nil
+        case .incorrect(let status): return "Incorrect PIN." + after(status)
+        case .repeatedIncorrect(let status): return "Incorrect PIN (already tried; not counted again)." + after(status)
+        case .locked(let status): return locked(status)
+        }
+    }
+
+    /// The refusal for a tally that does not allow an attempt now.
+    public static func locked(_ status: LockoutStatus) -> String {
+        switch status {
+        case .delayed(let seconds, _): return "Too many failed attempts. Try again in \(Duration.spoken(seconds))."
+        case .disabled(let failures): return disabled(failures)
+        case .open: return "Try again."
+        }
+    }
+
+    /// The message for input that is not a PIN of the configured form.
+    public static func malformed(digits: Int) -> String {
+        "The PIN must be exactly \(digits) digits (0-9)."
+    }
+
+    private static func disabled(_ failures: Int) -> String {
+        "PIN disabled after \(failures) failed attempts; ask an administrator."
+    }
+
+    private static func after(_ status: LockoutStatus) -> String {
+        switch status {
+        case let .open(_, untilDelay, untilDisabled):
+            if let next = untilDelay {
+                return " \(attempts(next.attempts)) left before a \(Duration.adjective(next.delay)) delay."
+            }
+            return " \(attempts(untilDisabled)) left before the PIN is disabled."
+        case .delayed(let seconds, _): return " Too many failed attempts. Try again in \(Duration.spoken(seconds))."
+        case .disabled(let failures): return " " + disabled(failures)
+        }
+    }
+
+    private static func attempts(_ count: Int) -> String {
+        count == 1 ? "1 attempt" : "\(count) attempts"
+    }
+}

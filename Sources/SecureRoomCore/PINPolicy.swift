@@ -1,0 +1,40 @@
+/// What a new PIN must not be (DESIGN §5): on the blocklist, or a constant step
+/// (1111, 1234, 1357, 9876, 7890 — each digit the previous plus a fixed step, mod 10).
+public struct PINPolicy: Sendable {
+    /// Why a PIN is refused.
+    public enum Rejection: Equatable, Sendable, CustomStringConvertible {
+        /// The PIN is on the blocklist.
+        case blocklisted
+        /// Each digit is the previous one plus `step` (mod 10).
+        case constantStep(Int)
+
+        /// A short reason for people.
+        public var description: String {
+            switch self {
+            case .blocklisted: return "on the list of commonly chosen PINs"
+            case .constantStep(0): return "repeats one digit"
+            case .constantStep(let step): return "a sequence (constant step of \(step > 5 ? step - 10 : step))"
+            }
+        }
+    }
+
+    /// The blocked PINs.
+    public let blocklist: Blocklist
+
+    /// A policy with `blocklist`.
+    public init(blocklist: Blocklist) { self.blocklist = blocklist }
+
+    /// The reasons `pin` (validated digits) is refused; empty when it is acceptable.
+    public func rejections(of pin: SecretBytes) -> [Rejection] {
+        pin.withUnsafeBytes { bytes in
+            var reasons: [Rejection] = []
+            if blocklist.contains(bytes) { reasons.append(.blocklisted) }
+            if bytes.count >= 2 {
+                let step = (Int(bytes[1]) - Int(bytes[0]) + 10) % 10
+                let constant = (1..<bytes.count).allSatisfy { (Int(bytes[$0]) - Int(bytes[$0 - 1]) + 10) % 10 == step }
+                if constant { reasons.append(.constantStep(step)) }
+            }
+            return reasons
+        }
+    }
+}

@@ -1,0 +1,97 @@
+/// Checks a PIN under the lockout rules (DESIGN §4). Shared by the PAM module, the
+/// admin tool's `change`, and the setuid helper — the one implementation of the rules.
+///
+/// One check, under the user's exclusive lock:
+/// 1. refuse at once, without argon2, if the tally is delayed or disabled;
+/// 2. a wrong PIN already counted in this run is refused without costing an attempt;
+/// 3. count the attempt as a failure and fsync it *before* running argon2;
+/// 4. run argon2 once and compare the verifier in constant time;
+/// 5. on success clear the tally; on failure remember the guess's tag.
+/// A process killed between 3 and 5 leaves the failure counted: never a free guess.
+public struct PINVerifier {
+    /// The outcome of one check.
+    public enum Outcome {
+        /// Right PIN; `master` is the argon2 output (for deriving further keys).
+        case success(master: SecretBytes)
+        /// Wrong PIN; the tally now stands at `status`.
+        case incorrect(LockoutStatus)
+        /// A wrong PIN already counted in this run; nothing was counted again.
+        case repeatedIncorrect(LockoutStatus)
+        /// Refused without checking: the tally is delayed or disabled.
+        case locked(LockoutStatus)
+        /// The user has no PIN; a dummy argon2 ran so the time spent matches a real check.
+        case notEnrolled
+    }
+
+    /// The state.
+    public let store: StateStore
+    /// The time source.
+    public let clock: any Clock
+    /// Observes each argon2 run (tests and benchmarks count them).
+    public var argon2Observer: (() -> Void)?
+
+    /// A verifier over `store`.
+    public init(store: StateStore, clock: any Clock = SystemClock()) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Where the user's tally stands, without taking the lock (records are replaced by
+    /// rename, so a read never sees a torn file). Nil if the user has no PIN.
+    public func status(of user: UserName) throws -> LockoutStatus? {
+        guard try store.credential(for: user) != nil else { return nil }
+        return store.configuration.lockout.status(of: try store.lockout(for: user), at: clock.now())
+    }
+
+    /// Checks `pin` for `user` as described above.
+    public func verify(_ pin: SecretBytes, for user: UserName) throws -> Outcome {
+        let pepper = try store.pepper()
+        let policy = store.configuration.lockout
+        return try store.withExclusiveLock(for: user) {
+            guard let credential = try store.credential(for: user) else {
+                try spendEquivalentTime(pin, user: user, pepper: pepper)
+                return .notEnrolled
+            }
+            var tally = try store.lockout(for: user)
+            let before = policy.status(of: tally, at: clock.now())
+            guard before.allowsAttempt else { return .locked(before) }
+
+            let tag = PINKeys.guessTag(pin: pin, user: user, salt: credential.salt, pepper: pepper)
+            if tally.seenGuesses.contains(tag) { return .repeatedIncorrect(before) }
+
+            let previousFailure = tally.lastFailure
+            tally.failures += 1
+            tally.lastFailure = clock.now()
+            try store.write(tally, for: user)
+
+            argon2Observer?()
+            let master = try PINKeys.master(pin: pin, user: user, salt: credential.salt, pepper: pepper,
+                                            parameters: credential.parameters)
+            let matches = credential.verifier.withUnsafeBytes { PINKeys.verifier(master: master).constantTimeEquals($0) }
+            if matches {
+                tally.failures = 0
+                tally.seenGuesses = []
+                tally.lastFailure = previousFailure
+                tally.lastSuccess = clock.now().wallSeconds
+                try store.write(tally, for: user)
+                return .success(master: master)
+            }
+            tally.seenGuesses.append(tag)
+            try store.write(tally, for: user)
+            return .incorrect(policy.status(of: tally, at: clock.now()))
+        }
+    }
+
+    /// Runs argon2 with the default parameters on a random salt, so a user without a PIN
+    /// (or an unknown user) costs the same time as a wrong PIN.
+    public func spendEquivalentTime(_ pin: SecretBytes, user: UserName, pepper: Pepper) throws {
+        argon2Observer?()
+        _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: pepper,
+                               parameters: store.configuration.kdf)
+    }
+}
+
+/// 16 random bytes for a new record's salt.
+func randomSalt() throws -> [UInt8] {
+    try SecretBytes.random(count: Argon2id.saltLength).withUnsafeBytes { Array($0) }
+}

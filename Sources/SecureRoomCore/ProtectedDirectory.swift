@@ -1,0 +1,189 @@
+import CSecureRoomSystem
+import Glibc
+
+/// A directory SecureRoom trusts with secrets, opened without following symlinks.
+///
+/// Opening walks the path from `/` one component at a time with `O_NOFOLLOW`, and
+/// refuses (`SecureRoomError.insecure`) any component that is not a directory owned by
+/// root and writable only by root (sticky world-writable ancestors such as /tmp are
+/// allowed, as OpenSSH's StrictModes does). Files inside are reached with `openat`
+/// relative to the checked descriptor, so nothing can be swapped in between.
+public final class ProtectedDirectory {
+    /// The directory's descriptor.
+    public let descriptor: FileDescriptor
+    /// The path it was opened as, for messages.
+    public var path: String { descriptor.path }
+
+    /// Owner required of every component and file (root, except in tests).
+    let owner: uid_t
+
+    private init(descriptor: FileDescriptor, owner: uid_t) {
+        self.descriptor = descriptor
+        self.owner = owner
+    }
+
+    /// Opens `path` (absolute), checking every component. With `create`, the last
+    /// component is created (mode 0700) if missing. Throws `stateMissing` if absent.
+    public static func open(_ path: String, create: Bool = false, owner: uid_t = 0) throws -> ProtectedDirectory {
+        guard path.hasPrefix("/") else { throw SecureRoomError.invalidConfiguration("\(path) is not an absolute path") }
+        let components = path.split(separator: "/")
+        var current = try FileDescriptor.open("/", in: nil, flags: O_RDONLY | O_DIRECTORY, displayPath: "/")
+        try check(current, isAncestor: !components.isEmpty, owner: owner)
+        var walked = ""
+        for (index, component) in components.enumerated() {
+            walked += "/" + component
+            guard component != "..", component != "." else {
+                throw SecureRoomError.insecure(path: path, reason: "path contains . or ..")
+            }
+            let isLast = index == components.count - 1
+            let next: FileDescriptor
+            do {
+                next = try FileDescriptor.open(String(component), in: current,
+                                               flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
+            } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
+                guard isLast && create else { throw SecureRoomError.stateMissing(path: walked) }
+                guard mkdirat(current.rawValue, String(component), 0o700) == 0 || errno == EEXIST else {
+                    throw SecureRoomError.system(operation: "mkdir", path: walked, errno: errno)
+                }
+                next = try FileDescriptor.open(String(component), in: current,
+                                               flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
+            } catch SecureRoomError.system(_, _, let code) where code == ELOOP || code == ENOTDIR {
+                throw SecureRoomError.insecure(path: walked, reason: "is a symlink or not a directory")
+            }
+            try check(next, isAncestor: !isLast, owner: owner)
+            current = next
+        }
+        return ProtectedDirectory(descriptor: current, owner: owner)
+    }
+
+    /// Opens (or with `create`, makes) the subdirectory `name`, with the same checks.
+    public func subdirectory(_ name: String, create: Bool = false) throws -> ProtectedDirectory {
+        let display = path + "/" + name
+        if create && mkdirat(descriptor.rawValue, name, 0o700) != 0 && errno != EEXIST {
+            throw SecureRoomError.system(operation: "mkdir", path: display, errno: errno)
+        }
+        do {
+            let fd = try FileDescriptor.open(name, in: descriptor, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+                                             displayPath: display)
+            try Self.check(fd, isAncestor: false, owner: owner)
+            return ProtectedDirectory(descriptor: fd, owner: owner)
+        } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
+            throw SecureRoomError.stateMissing(path: display)
+        } catch SecureRoomError.system(_, _, let code) where code == ELOOP || code == ENOTDIR {
+            throw SecureRoomError.insecure(path: display, reason: "is a symlink or not a directory")
+        }
+    }
+
+    /// Reads the regular file `name`, or returns nil if it does not exist.
+    ///
+    /// Refuses symlinks, non-regular files (FIFOs are opened non-blocking, so they cannot
+    /// hang a login), hard-linked files, files not owned by the owner, files any other
+    /// user can read or write, and files larger than `limit`.
+    public func read(_ name: String, limit: Int) throws -> [UInt8]? {
+        let display = path + "/" + name
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(name, in: descriptor, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+                                           displayPath: display)
+        } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
+            return nil
+        } catch SecureRoomError.system(_, _, let code) where code == ELOOP {
+            throw SecureRoomError.insecure(path: display, reason: "is a symlink")
+        }
+        let info = try file.status()
+        guard sr_s_isreg(info.st_mode) != 0 else { throw SecureRoomError.insecure(path: display, reason: "not a regular file") }
+        guard info.st_uid == owner else { throw SecureRoomError.insecure(path: display, reason: "not owned by root") }
+        guard info.st_mode & 0o077 == 0 else {
+            throw SecureRoomError.insecure(path: display, reason: "accessible by group or others (mode \(Self.octal(info.st_mode)))")
+        }
+        guard info.st_nlink == 1 else { throw SecureRoomError.insecure(path: display, reason: "has \(info.st_nlink) hard links") }
+        guard info.st_size <= limit else {
+            throw SecureRoomError.corruptRecord(path: display, reason: "larger than \(limit) bytes")
+        }
+        return try file.readAll(limit: limit)
+    }
+
+    /// Replaces `name` atomically: a new 0600 temp file (created with that mode, so there is
+    /// no window), written, fsync'd, renamed over `name`, then the directory fsync'd.
+    /// A crash at any point leaves either the old file or the new one.
+    public func writeAtomically(_ name: String, contents: [UInt8]) throws {
+        let suffix = try SecretBytes.random(count: 6).withUnsafeBytes { Hex.encode($0) }
+        let temporary = ".\(name).\(suffix).tmp"
+        let file = try FileDescriptor.open(temporary, in: descriptor,
+                                           flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600,
+                                           displayPath: path + "/" + temporary)
+        do {
+            try file.writeAll(contents)
+            try file.synchronize()
+            guard renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) == 0 else {
+                throw SecureRoomError.system(operation: "rename", path: path + "/" + name, errno: errno)
+            }
+        } catch {
+            unlinkat(descriptor.rawValue, temporary, 0)
+            throw error
+        }
+        try descriptor.synchronize()
+    }
+
+    /// Removes `name` if it exists, then fsyncs the directory.
+    public func remove(_ name: String) throws {
+        if unlinkat(descriptor.rawValue, name, 0) != 0 {
+            if errno == ENOENT { return }
+            throw SecureRoomError.system(operation: "unlink", path: path + "/" + name, errno: errno)
+        }
+        try descriptor.synchronize()
+    }
+
+    /// Takes an exclusive `flock` on the lock file `name` (created 0600 if missing) and
+    /// returns the open descriptor; the lock lasts until it is released or the process dies,
+    /// so a killed process never leaves a stale lock behind.
+    public func lock(_ name: String) throws -> FileDescriptor {
+        let file = try FileDescriptor.open(name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
+                                           mode: 0o600, displayPath: path + "/" + name)
+        let info = try file.status()
+        guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_nlink == 1 else {
+            throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
+        }
+        try file.lock(exclusive: true)
+        return file
+    }
+
+    /// Names of the entries in the directory (excluding dot files).
+    public func entries() throws -> [String] {
+        let copy = dup(descriptor.rawValue)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            throw SecureRoomError.system(operation: "opendir", path: path, errno: errno)
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    private static func check(_ directory: FileDescriptor, isAncestor: Bool, owner: uid_t) throws {
+        let info = try directory.status()
+        guard sr_s_isdir(info.st_mode) != 0 else {
+            throw SecureRoomError.insecure(path: directory.path, reason: "not a directory")
+        }
+        let stickyShared = isAncestor && info.st_mode & S_ISVTX != 0
+        guard info.st_uid == 0 || (!isAncestor && info.st_uid == owner) else {
+            throw SecureRoomError.insecure(path: directory.path, reason: "not owned by root")
+        }
+        guard info.st_mode & 0o022 == 0 || stickyShared else {
+            throw SecureRoomError.insecure(path: directory.path,
+                                           reason: "writable by group or others (mode \(octal(info.st_mode)))")
+        }
+    }
+
+    static func octal(_ mode: mode_t) -> String {
+        let digits = String(mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

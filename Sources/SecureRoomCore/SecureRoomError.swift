@@ -1,0 +1,47 @@
+import Glibc
+
+/// Every failure the core reports. Callers map these to their own edge:
+/// the PAM module to a return code and a syslog line (PAMSecureRoom/ReturnCodes.swift),
+/// the CLI to an error message and an exit status.
+public enum SecureRoomError: Error, Equatable, Sendable {
+    /// A directory or file of the state is not safe to trust (owner, mode, symlink, type, links).
+    case insecure(path: String, reason: String)
+    /// The state directory, or the pepper, does not exist (run `secureroom init`).
+    case stateMissing(path: String)
+    /// A record exists but cannot be parsed or fails a bound.
+    case corruptRecord(path: String, reason: String)
+    /// A system call failed.
+    case system(operation: String, path: String, errno: Int32)
+    /// A user name that cannot be a record name (empty, too long, odd characters).
+    case invalidUserName(String)
+    /// A configuration key or value that cannot be used.
+    case invalidConfiguration(String)
+    /// libargon2 reported an error.
+    case kdfFailure(String)
+    /// A PIN that does not have the configured form (length, ASCII digits).
+    case malformedPIN(digits: Int)
+    /// The operation needs an enrolled user.
+    case notEnrolled(user: String)
+    /// The operation needs a state directory that does not exist yet, but it does.
+    case alreadyInitialized(path: String)
+}
+
+extension SecureRoomError: CustomStringConvertible {
+    /// A one-line explanation for logs and error messages; never contains a PIN.
+    public var description: String {
+        switch self {
+        case let .insecure(path, reason): return "refusing \(path): \(reason)"
+        case let .stateMissing(path): return "\(path) does not exist (run 'secureroom init')"
+        case let .corruptRecord(path, reason): return "corrupt record \(path): \(reason)"
+        case let .system(operation, path, errno):
+            let text = String(cString: strerror(errno))
+            return path.isEmpty ? "\(operation): \(text)" : "\(operation) \(path): \(text)"
+        case let .invalidUserName(name): return "invalid user name \(UserName.quoted(name))"
+        case let .invalidConfiguration(message): return "invalid configuration: \(message)"
+        case let .kdfFailure(message): return "argon2: \(message)"
+        case let .malformedPIN(digits): return "the PIN must be exactly \(digits) digits (0-9)"
+        case let .notEnrolled(user): return "\(user) has no PIN"
+        case let .alreadyInitialized(path): return "\(path) is already initialized"
+        }
+    }
+}

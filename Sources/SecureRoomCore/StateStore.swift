@@ -1,0 +1,118 @@
+import Glibc
+
+/// The protected state directory (docs/FORMAT.md §1):
+///
+///     DIR/            root:root 0700
+///       pepper        0600   (or wherever `pepper=` points)
+///       users/        0700
+///         NAME.credential   0600   CredentialRecord
+///         NAME.lockout      0600   LockoutRecord
+///         NAME.lock         0600   empty; flock'd while a user's records change
+///
+/// Every access re-checks ownership and modes (ProtectedDirectory); the store caches the
+/// opened directories for the life of one transaction only.
+public final class StateStore {
+    /// The options in effect.
+    public let configuration: Configuration
+    private let owner: uid_t
+    private var cachedUsers: ProtectedDirectory?
+
+    /// A store for `configuration`. `owner` is the uid records must belong to (root).
+    public init(configuration: Configuration, owner: uid_t = 0) {
+        self.configuration = configuration
+        self.owner = owner
+    }
+
+    /// Creates the directory, `users/` and a new pepper. Refuses to replace an existing pepper.
+    public func initialize() throws {
+        let root = try ProtectedDirectory.open(configuration.directory, create: true, owner: owner)
+        _ = try root.subdirectory("users", create: true)
+        let (pepperDirectory, pepperName) = try pepperLocation(create: true)
+        if try pepperDirectory.read(pepperName, limit: 4096) != nil {
+            throw SecureRoomError.alreadyInitialized(path: configuration.effectivePepperPath)
+        }
+        try pepperDirectory.writeAtomically(pepperName, contents: try Pepper.generate().serialized())
+        _ = root
+    }
+
+    /// The pepper; throws `stateMissing` if there is none.
+    public func pepper() throws -> Pepper {
+        let (directory, name) = try pepperLocation(create: false)
+        guard let bytes = try directory.read(name, limit: 4096) else {
+            throw SecureRoomError.stateMissing(path: configuration.effectivePepperPath)
+        }
+        return try Pepper(parsing: bytes, path: configuration.effectivePepperPath)
+    }
+
+    /// The user's credential, or nil if the user has no PIN.
+    public func credential(for user: UserName) throws -> CredentialRecord? {
+        let name = "\(user.rawValue).credential"
+        let directory = try users()
+        guard let bytes = try directory.read(name, limit: CredentialRecord.maximumSize) else { return nil }
+        let record = try CredentialRecord(parsing: bytes, path: directory.path + "/" + name)
+        guard record.user == user else {
+            throw SecureRoomError.corruptRecord(path: directory.path + "/" + name, reason: "belongs to another user")
+        }
+        return record
+    }
+
+    /// The user's tally (empty if none was recorded yet).
+    public func lockout(for user: UserName) throws -> LockoutRecord {
+        let name = "\(user.rawValue).lockout"
+        let directory = try users()
+        guard let bytes = try directory.read(name, limit: LockoutRecord.maximumSize) else { return LockoutRecord() }
+        return try LockoutRecord(parsing: bytes, path: directory.path + "/" + name)
+    }
+
+    /// Writes the credential atomically.
+    public func write(_ record: CredentialRecord) throws {
+        try users().writeAtomically("\(record.user.rawValue).credential", contents: record.serialized())
+    }
+
+    /// Writes the tally atomically (and durably: it is fsync'd before this returns).
+    public func write(_ record: LockoutRecord, for user: UserName) throws {
+        try users().writeAtomically("\(user.rawValue).lockout", contents: record.serialized())
+    }
+
+    /// Removes the user's credential (the PIN) and tally.
+    public func removeRecords(for user: UserName) throws {
+        let directory = try users()
+        try directory.remove("\(user.rawValue).credential")
+        try directory.remove("\(user.rawValue).lockout")
+    }
+
+    /// Runs `body` holding the user's exclusive lock. The lock file is never renamed or
+    /// removed, and the kernel drops the lock when the holder exits.
+    public func withExclusiveLock<T>(for user: UserName, _ body: () throws -> T) throws -> T {
+        let lock = try users().lock("\(user.rawValue).lock")
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+
+    /// Users that have a credential record, sorted.
+    public func enrolledUsers() throws -> [UserName] {
+        try users().entries().compactMap { name in
+            guard name.hasSuffix(".credential") else { return nil }
+            return try? UserName(String(name.dropLast(".credential".count)))
+        }
+    }
+
+    private func users() throws -> ProtectedDirectory {
+        if let cachedUsers { return cachedUsers }
+        let root = try ProtectedDirectory.open(configuration.directory, owner: owner)
+        let users = try root.subdirectory("users")
+        cachedUsers = users
+        return users
+    }
+
+    private func pepperLocation(create: Bool) throws -> (ProtectedDirectory, String) {
+        let path = configuration.effectivePepperPath
+        guard let slash = path.lastIndex(of: "/"), path.index(after: slash) != path.endIndex else {
+            throw SecureRoomError.invalidConfiguration("pepper=\(path) is not a file path")
+        }
+        let parent = slash == path.startIndex ? "/" : String(path[..<slash])
+        let directory = try ProtectedDirectory.open(parent, create: create && parent == configuration.directory,
+                                                    owner: owner)
+        return (directory, String(path[path.index(after: slash)...]))
+    }
+}

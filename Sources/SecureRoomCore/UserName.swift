@@ -1,0 +1,55 @@
+/// A user name that is safe to use as a record file name.
+///
+/// Accepted: 1 to 32 characters from `[A-Za-z0-9_.-]`, not starting with `.` or `-`,
+/// optionally ending in `$` (Samba machine accounts). This is the portable set of
+/// POSIX plus Debian's `useradd` conventions; it excludes `/`, `..`, NUL, spaces and
+/// control characters, so a name can never leave the records directory.
+public struct UserName: Hashable, Sendable, CustomStringConvertible {
+    /// The longest accepted name (the utmp limit, UT_NAMESIZE).
+    public static let maximumLength = 32
+
+    /// The validated name.
+    public let rawValue: String
+
+    /// Validates `rawValue`; throws `SecureRoomError.invalidUserName` otherwise.
+    public init(_ rawValue: String) throws {
+        let bytes = Array(rawValue.utf8)
+        guard let first = bytes.first, bytes.count <= Self.maximumLength,
+              first != UInt8(ascii: "."), first != UInt8(ascii: "-")
+        else { throw SecureRoomError.invalidUserName(rawValue) }
+        for (index, byte) in bytes.enumerated() {
+            let allowed = Self.isPortable(byte)
+                || (byte == UInt8(ascii: "$") && index == bytes.count - 1 && index > 0)
+            guard allowed else { throw SecureRoomError.invalidUserName(rawValue) }
+        }
+        self.rawValue = rawValue
+    }
+
+    /// The name itself.
+    public var description: String { rawValue }
+
+    private static func isPortable(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// A printable, bounded rendering of an untrusted name for logs and messages:
+    /// at most 64 characters, non-printable bytes as `\xNN`.
+    public static func quoted(_ untrusted: String) -> String {
+        var out = "\""
+        for byte in untrusted.utf8.prefix(64) {
+            if byte >= 0x20 && byte < 0x7f && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") {
+                out.append(Character(Unicode.Scalar(byte)))
+            } else {
+                out += "\\x" + Hex.encode([byte])
+            }
+        }
+        if untrusted.utf8.count > 64 { out += "…" }
+        return out + "\""
+    }
+}

@@ -1,0 +1,60 @@
+import CSecureRoomSystem
+import Glibc
+import SecureRoomCore
+
+/// Reading a PIN in SecureRoom's own tools: the PIN pad on a terminal, one plain line
+/// when standard input is a pipe or file (provisioning scripts, tests).
+public enum PINEntry {
+    /// Why no PIN was read.
+    public enum Failure: Error, CustomStringConvertible {
+        /// The user pressed Ctrl-C, Ctrl-D or Escape.
+        case cancelled
+        /// Standard input ended before a line was read.
+        case endOfInput
+
+        /// A one-line explanation.
+        public var description: String {
+            switch self {
+            case .cancelled: return "cancelled"
+            case .endOfInput: return "no PIN on standard input"
+            }
+        }
+    }
+
+    /// Reads a PIN of `format`: the PIN pad if standard input is a terminal (unless
+    /// `forceLine`), otherwise one line from standard input.
+    public static func read(prompt: String, format: PINFormat, forceLine: Bool = false) throws -> SecretBytes {
+        if !forceLine && isatty(STDIN_FILENO) == 1 {
+            return try PINPad(prompt: prompt, format: format).read()
+        }
+        return try readLine(format: format)
+    }
+
+    /// One line from standard input (without its newline) as a PIN of `format`.
+    /// Reads byte by byte into a wiped buffer, so nothing past the line is consumed and
+    /// no Swift `String` ever holds the PIN. Longer lines are refused unread.
+    public static func readLine(format: PINFormat) throws -> SecretBytes {
+        let buffer = SecretBytes(count: PINFormat.maximumInputLength + 1)
+        var length = 0
+        var sawAnything = false
+        try buffer.withUnsafeMutableBytes { bytes in
+            var byte: UInt8 = 0
+            while true {
+                let count = Glibc.read(STDIN_FILENO, &byte, 1)
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                sawAnything = true
+                if byte == UInt8(ascii: "\n") { break }
+                guard length < PINFormat.maximumInputLength else {
+                    byte = 0
+                    throw SecureRoomError.malformedPIN(digits: format.digits)
+                }
+                bytes[length] = byte
+                length += 1
+            }
+            byte = 0
+        }
+        guard sawAnything else { throw Failure.endOfInput }
+        return try buffer.withUnsafeBytes { try format.pin(from: UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
+    }
+}

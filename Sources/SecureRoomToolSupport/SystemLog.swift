@@ -1,0 +1,18 @@
+import CSecureRoomSystem
+import Glibc
+
+/// syslog(3) for the tools (LOG_AUTHPRIV, like the module's pam_syslog lines), so that
+/// PIN sets, changes and resets leave the same trail as logins. Never given a PIN.
+public enum SystemLog {
+    /// Opens the log under `identity` (the program name).
+    public static func open(identity: StaticString) {
+        openlog(identity.utf8Start.withMemoryRebound(to: CChar.self, capacity: identity.utf8CodeUnitCount + 1) { $0 },
+                LOG_PID, LOG_AUTHPRIV)
+    }
+
+    /// Logs a notice (sets, resets, changes).
+    public static func notice(_ message: String) { sr_syslog(LOG_NOTICE, message) }
+
+    /// Logs a warning (failed checks, refusals).
+    public static func warning(_ message: String) { sr_syslog(LOG_WARNING, message) }
+}
