@@ -10,6 +10,8 @@
 // module needs (static Swift runtime, version script, -z nodelete); see DESIGN §2.
 import PackageDescription
 
+let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
 let package = Package(
     name: "SecureRoom",
     products: [
@@ -48,8 +50,15 @@ let package = Package(
         // (pam_start_confdir) and reports every conversation message and return code.
         .executableTarget(name: "PAMDriver",
                           linkerSettings: [.linkedLibrary("pam")]),
-        .testTarget(name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore"]),
-        .testTarget(name: "PAMModuleTests", dependencies: ["SecureRoomCore"]),
-        .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomCore"]),
+        // Shared by the test targets: subprocesses, temporary state, built artifacts.
+        // Test code runs subprocesses from Dispatch; Swift 5 mode keeps it plain.
+        .target(name: "SecureRoomTestSupport", path: "Tests/SecureRoomTestSupport",
+                swiftSettings: testSettings),
+        .testTarget(name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore"],
+                    swiftSettings: testSettings),
+        .testTarget(name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],
+                    exclude: ["Fixtures"], swiftSettings: testSettings),
+        .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport"],
+                    swiftSettings: testSettings),
     ]
 )

@@ -1,0 +1,134 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// The `secureroom` admin tool, run as installed.
+final class AdminToolTests: XCTestCase {
+    let user = "daemon"
+
+    func testEverySubcommandHasHelpThatDocumentsItsOptions() throws {
+        let expectations: [[String]: [String]] = [
+            []: ["init", "set", "change", "reset", "status", "policy", "EXIT STATUS", "/etc/security/secureroom.conf"],
+            ["init"]: ["--dir", "--config", "pepper", "0700"],
+            ["set"]: ["<user>", "--stdin", "--allow-weak", "--dir", "blocklist"],
+            ["change"]: ["[<user>]", "--stdin", "lockout"],
+            ["reset"]: ["<user>", "--remove-pin", "--dir"],
+            ["status"]: ["--json", "locked_until", "last_success", "--dir"],
+            ["policy", "show"]: ["--json", "blocklist_size", "--dir"],
+            ["policy", "check"]: ["standard input", "Exit status", "--dir"],
+        ]
+        for (command, words) in expectations {
+            let result = try runProgram(Artifacts.cli, command + ["--help"])
+            XCTAssertEqual(result.status, 0, "\(command)")
+            for word in words {
+                XCTAssertTrue(result.output.contains(word), "`secureroom \(command.joined(separator: " ")) --help` lacks \(word)")
+            }
+        }
+    }
+
+    func testSetAppliesThePolicyUnlessAllowWeak() throws {
+        let sandbox = try Sandbox()
+        let weak = try sandbox.cli(["set", user, "--stdin"], input: "1234\n")
+        XCTAssertEqual(weak.status, 1)
+        XCTAssertTrue(weak.errorOutput.contains("on the list of commonly chosen PINs"), weak.errorOutput)
+        XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, false)
+        XCTAssertEqual(try sandbox.cli(["set", user, "--stdin", "--allow-weak"], input: "1234\n").status, 0)
+        XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, true)
+    }
+
+    func testSetRefusesMalformedPINsOddNamesAndUnknownAccounts() throws {
+        let sandbox = try Sandbox()
+        for input in ["12a4\n", "123\n", "\n", "", String(repeating: "9", count: 100_000) + "\n"] {
+            let result = try sandbox.cli(["set", user, "--stdin"], input: input)
+            XCTAssertEqual(result.status, 1, "input of \(input.count) bytes")
+            XCTAssertFalse(result.errorOutput.isEmpty)
+        }
+        for name in ["../etc", "a/b", String(repeating: "x", count: 300), "srnosuchuser"] {
+            let result = try sandbox.cli(["set", name, "--stdin"], input: "7391\n")
+            XCTAssertEqual(result.status, 1, name)
+            XCTAssertTrue(result.errorOutput.contains("user"), result.errorOutput)
+        }
+    }
+
+    func testStatusJSONHasTheDocumentedFields() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: "7391")
+        let status = try sandbox.status(user)
+        for key in ["user", "enrolled", "state", "failures", "locked_until", "disabled", "last_success", "last_failure"] {
+            XCTAssertNotNil(status[key], key)
+        }
+        XCTAssertTrue(status["locked_until"] is NSNull)
+        XCTAssertEqual(status["state"] as? String, "open")
+        let all = try sandbox.cli(["status", "--json"])
+        let array = try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [[String: Any]]
+        XCTAssertEqual(array?.compactMap { $0["user"] as? String }, [user])
+        let table = try sandbox.cli(["status"])
+        XCTAssertTrue(table.output.hasPrefix("USER"), table.output)
+    }
+
+    func testChangeCountsAWrongCurrentPINAndChangesWithTheRightOne() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: "7391")
+        let wrong = try sandbox.cli(["change", user, "--stdin"], input: "1111\n5826\n")
+        XCTAssertEqual(wrong.status, 2)
+        XCTAssertTrue(wrong.errorOutput.contains("Incorrect PIN."), wrong.errorOutput)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 1)
+        XCTAssertEqual(try sandbox.cli(["change", user, "--stdin"], input: "7391\n5826\n").status, 0)
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["5826"]).code, PAMCode.success)
+    }
+
+    func testResetAndRemovePIN() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: "7391")
+        try sandbox.probeService()
+        _ = try sandbox.pam(user: user, responses: ["1111"])
+        let reset = try sandbox.cli(["reset", user])
+        XCTAssertEqual(reset.status, 0)
+        XCTAssertTrue(reset.output.contains("was 1 consecutive failures"), reset.output)
+        XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin"]).status, 0)
+        XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, false)
+        XCTAssertEqual(try sandbox.cli(["reset", user]).status, 1, "nothing to reset")
+    }
+
+    func testPolicyShowAndCheck() throws {
+        let sandbox = try Sandbox()
+        let show = try sandbox.cli(["policy", "show", "--json"])
+        let policy = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any]
+        XCTAssertEqual(policy?["digits"] as? Int, 4)
+        XCTAssertEqual(policy?["deny"] as? Int, 10)
+        XCTAssertEqual(policy?["blocklist_size"] as? Int, 274)
+        XCTAssertEqual((policy?["schedule"] as? [Any])?.count, 4)
+        let check = try sandbox.cli(["policy", "check"], input: "7391\n1234\n8642\n12a4\n5826\n")
+        XCTAssertEqual(check.status, 1)
+        XCTAssertEqual(check.lines, [
+            "1234: on the list of commonly chosen PINs; a sequence (constant step of 1)",
+            "8642: a sequence (constant step of -2)",
+            "12a4: not 4 ASCII digits",
+        ])
+        XCTAssertEqual(try sandbox.cli(["policy", "check"], input: "7391\n").status, 0)
+    }
+
+    func testInitRefusesAnInsecureParentAndASecondInit() throws {
+        let sandbox = try Sandbox()
+        XCTAssertEqual(try sandbox.cli(["init"]).status, 1, "pepper exists")
+        let open = sandbox.root + "/open"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: false)
+        chmod(open, 0o777)
+        let result = try runProgram(Artifacts.cli, ["init", "--dir", open + "/state"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.errorOutput.contains("writable by group or others"), result.errorOutput)
+    }
+
+    func testUnknownConfigKeysWarnAndBadOnesFail() throws {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "frobnicate = 1\n")
+        let warned = try sandbox.cli(["policy", "show"])
+        XCTAssertEqual(warned.status, 0)
+        XCTAssertTrue(warned.errorOutput.contains("ignoring unknown option \"frobnicate\""), warned.errorOutput)
+        try sandbox.write(sandbox.config, "deny = lots\n", mode: 0o600)
+        let failed = try sandbox.cli(["policy", "show"])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertTrue(failed.errorOutput.contains("secureroom.conf:1"), failed.errorOutput)
+        XCTAssertEqual(try runProgram(Artifacts.cli, ["set"]).status, 64, "usage error")
+    }
+}

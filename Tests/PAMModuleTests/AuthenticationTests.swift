@@ -1,0 +1,247 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// pam_secureroom.so's auth group through the real libpam (pam_start_confdir), with
+/// real records made by the real admin tool.
+final class AuthenticationTests: XCTestCase {
+    // Accounts that exist on every Debian system; each test has its own state directory.
+    let user = "daemon"
+    let pin = "7391"
+
+    func testRightPINSucceedsWithOnePrompt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        let result = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.success)
+        XCTAssertEqual(result.prompts, ["PIN: "])
+        XCTAssertEqual(result.errors, [])
+    }
+
+    func testWrongPINFailsCountsAndSaysWhatIsLeft() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        let result = try sandbox.pam(user: user, responses: ["7392"])
+        XCTAssertEqual(result.code, PAMCode.authError)
+        XCTAssertEqual(result.errors, ["Incorrect PIN. 4 attempts left before a 1-minute delay."])
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 1)
+    }
+
+    func testMalformedPINsAreRefusedWithoutCounting() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        for input in ["739", "73911", "73a1", "", " 7391", "١٢٣٤", "１２３４", "+739", String(repeating: "7", count: 5000)] {
+            let result = try sandbox.pam(user: user, responses: [input])
+            XCTAssertEqual(result.code, PAMCode.authError, "input \(input.prefix(10))")
+            XCTAssertEqual(result.errors, ["The PIN must be exactly 4 digits (0-9)."], "input \(input.prefix(10))")
+        }
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
+    }
+
+    func testRepeatingTheSameWrongPINDoesNotBurnAnAttempt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        _ = try sandbox.pam(user: user, responses: ["1357"])
+        let repeated = try sandbox.pam(user: user, responses: ["1357"])
+        XCTAssertEqual(repeated.code, PAMCode.authError)
+        XCTAssertEqual(repeated.errors.first?.hasPrefix("Incorrect PIN (already tried; not counted again)."), true)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 1)
+    }
+
+    func testDelayRefusesEvenTheRightPINAndSaysHowLong() throws {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 5\nschedule = 2:1h\n")
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).errors,
+                       ["Incorrect PIN. 1 attempt left before a 1-hour delay."])
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2222"]).errors,
+                       ["Incorrect PIN. Too many failed attempts. Try again in 1 h."])
+        let locked = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(locked.code, PAMCode.maxTries)
+        XCTAssertEqual(locked.prompts, [], "a locked PIN is refused before asking")
+        XCTAssertEqual(locked.errors.count, 1)
+        XCTAssertTrue(["Too many failed attempts. Try again in 1 h.", "Too many failed attempts. Try again in 59 min 59 s."]
+                        .contains(locked.errors[0]), locked.errors[0])
+        let status = try sandbox.status(user)
+        XCTAssertEqual(status["state"] as? String, "delayed")
+        XCTAssertNotNil(status["locked_until"] as? String)
+    }
+
+    func testCapDisablesThePINUntilAnAdministratorResetsIt() throws {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 3\nschedule =\n")
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).errors,
+                       ["Incorrect PIN. 2 attempts left before the PIN is disabled."])
+        _ = try sandbox.pam(user: user, responses: ["2222"])
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["3333"]).errors,
+                       ["Incorrect PIN. PIN disabled after 3 failed attempts; ask an administrator."])
+        let refused = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(refused.code, PAMCode.maxTries)
+        XCTAssertEqual(refused.errors, ["PIN disabled after 3 failed attempts; ask an administrator."])
+        XCTAssertEqual(try sandbox.status(user)["disabled"] as? Bool, true)
+
+        XCTAssertEqual(try sandbox.cli(["reset", user]).status, 0)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
+    }
+
+    func testSuccessClearsTheCount() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        _ = try sandbox.pam(user: user, responses: ["1111"])
+        _ = try sandbox.pam(user: user, responses: ["2222"])
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        let status = try sandbox.status(user)
+        XCTAssertEqual(status["failures"] as? Int, 0)
+        XCTAssertNotNil(status["last_success"] as? String)
+    }
+
+    func testUserWithoutPINIsIgnoredWithoutAPrompt() throws {
+        let sandbox = try Sandbox()
+        try sandbox.probeService()
+        let result = try sandbox.pam(user: "bin", responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.credentialExpired, "PAM_IGNORE falls through to the next module")
+        XCTAssertEqual(result.prompts, [])
+    }
+
+    func testUserWithoutPINFailsLikeAWrongPINWithNopinFail() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService(arguments: "nopin=fail")
+        let enrolledWrong = try sandbox.pam(user: user, responses: ["1111"])
+        let noPIN = try sandbox.pam(user: "bin", responses: ["1111"])
+        let unknown = try sandbox.pam(user: "srnosuchuser", responses: ["1111"])
+        XCTAssertEqual(noPIN.code, PAMCode.authError)
+        XCTAssertEqual(unknown.code, PAMCode.userUnknown)
+        // Same prompt and same message: no enumeration by what the user sees.
+        XCTAssertEqual(noPIN.prompts, enrolledWrong.prompts)
+        XCTAssertEqual(unknown.prompts, enrolledWrong.prompts)
+        XCTAssertEqual(noPIN.errors, enrolledWrong.errors)
+        XCTAssertEqual(unknown.errors, enrolledWrong.errors)
+    }
+
+    func testUnknownUserAndOddNamesAreUnknown() throws {
+        let sandbox = try Sandbox()
+        try sandbox.probeService()
+        for name in ["srnosuchuser", "../etc", "a/b", String(repeating: "x", count: 300), "-rf", "bad name", ".hidden"] {
+            let result = try sandbox.pam(user: name, responses: [pin])
+            XCTAssertEqual(result.code, PAMCode.userUnknown, "user \(name.prefix(20))")
+            XCTAssertEqual(result.prompts, [])
+        }
+    }
+
+    func testRootIsExemptUnlessEvenDenyRoot() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol("root", pin: pin)
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: "root", responses: [pin]).code, PAMCode.credentialExpired)
+        try sandbox.probeService(arguments: "even_deny_root")
+        XCTAssertEqual(try sandbox.pam(user: "root", responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam(user: "root", responses: ["1111"]).code, PAMCode.authError)
+        XCTAssertEqual(try sandbox.status("root")["failures"] as? Int, 1)
+    }
+
+    func testFailureDelayIsRequestedUnlessNodelay() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.service("delayed", ["auth required MODULE STATE"])
+        let delayed = try sandbox.pam("delayed", user: user, responses: ["1111"])
+        XCTAssertEqual(delayed.code, PAMCode.authError)
+        XCTAssertGreaterThanOrEqual(delayed.failureDelays.max() ?? 0, 1_000_000, "about 2 s, randomised by libpam")
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2222"]).failureDelays.max() ?? 0, 0)
+    }
+
+    func testSilentSuppressesMessages() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService(arguments: "silent")
+        let result = try sandbox.pam(user: user, responses: ["1111"])
+        XCTAssertEqual(result.code, PAMCode.authError)
+        XCTAssertEqual(result.errors, [])
+        try sandbox.probeService()
+        let flagged = try sandbox.pam(user: user, responses: ["2222"], silent: true)
+        XCTAssertEqual(flagged.errors, [], "PAM_SILENT from the application")
+    }
+
+    func testConversationFailureIsConvErr() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        let result = try sandbox.pam(user: user, responses: [])
+        XCTAssertEqual(result.code, PAMCode.conversationError)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
+    }
+
+    func testUseFirstPassTakesTheEarlierModulesToken() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        let setItems = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so"
+        try sandbox.service("first", [
+            "auth optional \(setItems)",
+            "auth [success=done ignore=ignore default=die] MODULE STATE nodelay use_first_pass",
+            "auth requisite pam_debug.so auth=cred_expired",
+        ])
+        let right = try sandbox.pam("first", user: user, environment: ["PAM_AUTHTOK": pin])
+        XCTAssertEqual(right.code, PAMCode.success)
+        XCTAssertEqual(right.prompts, [])
+        let wrong = try sandbox.pam("first", user: user, environment: ["PAM_AUTHTOK": "1111"])
+        XCTAssertEqual(wrong.code, PAMCode.authError)
+        XCTAssertEqual(wrong.prompts, [])
+        let none = try sandbox.pam("first", user: user, responses: [pin])
+        XCTAssertEqual(none.code, PAMCode.authError, "use_first_pass never prompts")
+        XCTAssertEqual(none.prompts, [])
+    }
+
+    func testTryFirstPassPromptsWhenThereIsNoToken() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService(arguments: "try_first_pass")
+        let result = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.success)
+        XCTAssertEqual(result.prompts, ["PIN: "])
+    }
+
+    func testDigitsOptionChangesTheFormat() throws {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "digits = 6\n")
+        try sandbox.enrol(user, pin: "739164")
+        try sandbox.service("six", ["auth [success=done ignore=ignore default=die] MODULE STATE nodelay digits=6"])
+        XCTAssertEqual(try sandbox.pam("six", user: user, responses: ["739164"]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam("six", user: user, responses: ["7391"]).errors,
+                       ["The PIN must be exactly 6 digits (0-9)."])
+    }
+
+    func testBadOptionValueIsServiceErrorButUnknownKeyIsNot() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        for bad in ["digits=abc", "digits=3", "deny=0", "schedule=5", "nopin=maybe", "dir=relative", "nodelay=yes"] {
+            try sandbox.probeService(arguments: bad)
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.serviceError, bad)
+        }
+        try sandbox.probeService(arguments: "no_such_option=1")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+    }
+
+    func testConfigFileIsReadAndArgumentsWin() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.write(sandbox.root + "/module.conf", "deny = 2\nschedule =\n", mode: 0o644)
+        try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf")
+        _ = try sandbox.pam(user: user, responses: ["1111"])
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2222"]).errors,
+                       ["Incorrect PIN. PIN disabled after 2 failed attempts; ask an administrator."])
+        try sandbox.cli(["reset", user])
+        try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf deny=5")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["3333"]).errors,
+                       ["Incorrect PIN. 4 attempts left before the PIN is disabled."])
+        // A config file others can write is refused.
+        try sandbox.write(sandbox.root + "/module.conf", "deny = 2\n", mode: 0o666)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.authInfoUnavailable)
+    }
+}

@@ -1,0 +1,51 @@
+import XCTest
+@testable import SecureRoomCore
+
+final class ConfigurationTests: XCTestCase {
+    private func load(_ file: String?, _ arguments: [String]) throws -> Configuration {
+        try Configuration.load(arguments: arguments) { path in
+            path == Configuration.defaultConfigPath ? file.map { Array($0.utf8) } : nil
+        }
+    }
+
+    func testDefaults() throws {
+        let configuration = try load(nil, [])
+        XCTAssertEqual(configuration.directory, "/var/lib/secureroom")
+        XCTAssertEqual(configuration.effectivePepperPath, "/var/lib/secureroom/pepper")
+        XCTAssertEqual(configuration.format.digits, 4)
+        XCTAssertEqual(configuration.lockout, .defaults)
+        XCTAssertEqual(configuration.kdf, .defaults)
+        XCTAssertEqual(configuration.noPIN, .ignore)
+        XCTAssertFalse(configuration.evenDenyRoot)
+    }
+
+    func testFileThenArgumentsWhichWin() throws {
+        let file = """
+            # comment
+            deny = 5   # trailing comment
+            schedule = 3:30s
+            digits=6
+            nodelay
+            pepper = /etc/secureroom/pepper
+            """
+        let configuration = try load(file, ["deny=7", "dir=/srv/sr", "no_such_key", "also_unknown=1"])
+        XCTAssertEqual(configuration.lockout.deny, 7)
+        XCTAssertEqual(configuration.lockout.schedule, [LockoutPolicy.Step(failures: 3, delay: 30)])
+        XCTAssertEqual(configuration.format.digits, 6)
+        XCTAssertTrue(configuration.noDelay)
+        XCTAssertEqual(configuration.directory, "/srv/sr")
+        XCTAssertEqual(configuration.effectivePepperPath, "/etc/secureroom/pepper")
+        XCTAssertEqual(configuration.unknownKeys, ["no_such_key", "also_unknown"])
+    }
+
+    func testBadValuesAreErrorsThatNameTheLine() throws {
+        XCTAssertThrowsError(try load("deny = 5\ndigits = four\n", [])) { error in
+            XCTAssertEqual("\(error)", "invalid configuration: /etc/security/secureroom.conf:2: digits=\"four\" must be a number in 4...12")
+        }
+        for bad in ["digits=3", "deny=101", "nopin=sometimes", "dir=", "dir=relative", "nodelay=1", "argon2_lanes=0",
+                    "argon2_memory=99999999999", "schedule=5:1m,4:1m"] {
+            XCTAssertThrowsError(try load(nil, [bad]), bad)
+        }
+        XCTAssertThrowsError(try load(nil, ["conf=/nonexistent/secureroom.conf"]), "a named config file must exist")
+    }
+}

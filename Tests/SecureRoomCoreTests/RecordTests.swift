@@ -1,0 +1,94 @@
+import XCTest
+@testable import SecureRoomCore
+
+final class RecordTests: XCTestCase {
+    private func credential() throws -> CredentialRecord {
+        CredentialRecord(user: try UserName("alice"), parameters: .defaults, salt: Array(0..<16),
+                         verifier: Array(repeating: 0xab, count: 32), digits: 4, created: 1_795_000_000)
+    }
+
+    func testCredentialRoundTripsAndMatchesTheDocumentedForm() throws {
+        let record = try credential()
+        let bytes = record.serialized()
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), """
+            SECUREROOM-CREDENTIAL/1
+            user: alice
+            kdf: argon2id-19
+            memory-kib: 65536
+            iterations: 3
+            lanes: 2
+            salt: 000102030405060708090a0b0c0d0e0f
+            verifier: abababababababababababababababababababababababababababababababab
+            digits: 4
+            created: 1795000000
+
+            """)
+        XCTAssertEqual(try CredentialRecord(parsing: bytes, path: "t"), record)
+    }
+
+    func testCorruptCredentialsAreRejectedWithAReason() throws {
+        let good = String(decoding: try credential().serialized(), as: UTF8.self)
+        let cases: [(String, String)] = [
+            ("truncated", String(good.dropLast())),
+            ("wrong header", good.replacingOccurrences(of: "CREDENTIAL/1", with: "CREDENTIAL/2")),
+            ("unknown key", good + "extra: 1\n"),
+            ("duplicate key", good + "digits: 4\n"),
+            ("missing key", good.replacingOccurrences(of: "digits: 4\n", with: "")),
+            ("100 GiB memory", good.replacingOccurrences(of: "65536", with: "104857600")),
+            ("zero iterations", good.replacingOccurrences(of: "iterations: 3", with: "iterations: 0")),
+            ("leading zero", good.replacingOccurrences(of: "lanes: 2", with: "lanes: 02")),
+            ("short salt", good.replacingOccurrences(of: "0e0f", with: "0e")),
+            ("uppercase hex", good.replacingOccurrences(of: "0a0b", with: "0A0B")),
+            ("carriage return", good.replacingOccurrences(of: "\n", with: "\r\n")),
+            ("bad user", good.replacingOccurrences(of: "user: alice", with: "user: ../x")),
+            ("other kdf", good.replacingOccurrences(of: "argon2id-19", with: "argon2i-19")),
+            ("blank line", good + "\n"),
+            ("digits out of range", good.replacingOccurrences(of: "digits: 4", with: "digits: 40")),
+        ]
+        for (name, text) in cases {
+            XCTAssertThrowsError(try CredentialRecord(parsing: Array(text.utf8), path: "t"), name) { error in
+                guard case SecureRoomError.corruptRecord = error else { return XCTFail("\(name): \(error)") }
+            }
+        }
+        XCTAssertThrowsError(try CredentialRecord(parsing: [0xff, 0x00], path: "t"))
+    }
+
+    func testLockoutRoundTrips() throws {
+        var record = LockoutRecord()
+        record.failures = 3
+        record.lastFailure = Instant(wallSeconds: 1_795_000_000, bootID: String(repeating: "a", count: 32),
+                                     bootNanoseconds: 12_345)
+        record.lastSuccess = 1_794_000_000
+        record.seenGuesses = [Array(repeating: 1, count: 16), Array(repeating: 2, count: 16)]
+        let parsed = try LockoutRecord(parsing: record.serialized(), path: "t")
+        XCTAssertEqual(parsed, record)
+        var unknownBoot = LockoutRecord()
+        unknownBoot.failures = 1
+        unknownBoot.lastFailure = Instant(wallSeconds: 5, bootID: "", bootNanoseconds: 7)
+        XCTAssertEqual(try LockoutRecord(parsing: unknownBoot.serialized(), path: "t"), unknownBoot)
+    }
+
+    func testCorruptLockoutRecordsAreRejected() {
+        let cases = [
+            "SECUREROOM-LOCKOUT/1\nfailures: -1\n",
+            "SECUREROOM-LOCKOUT/1\nfailures: 2\n",                      // failures without a time
+            "SECUREROOM-LOCKOUT/1\nfailures: 1\nlast-failure: 5 x 7\n",
+            "SECUREROOM-LOCKOUT/1\nfailures: 0\nseen: 00\n",
+            "SECUREROOM-LOCKOUT/1\n",
+        ]
+        for text in cases {
+            XCTAssertThrowsError(try LockoutRecord(parsing: Array(text.utf8), path: "t"), text)
+        }
+    }
+
+    func testUserNamesThatCannotBePathsAreRefused() {
+        for good in ["alice", "a", "user.name", "user-name", "_svc", "HOST$", "u1", String(repeating: "a", count: 32)] {
+            XCTAssertNoThrow(try UserName(good), good)
+        }
+        for bad in ["", ".", "..", "../etc", "a/b", "-rf", ".hidden", "a b", "a\0b", "$", "a$b", "é",
+                    String(repeating: "a", count: 33), String(repeating: "x", count: 300), "a\n"] {
+            XCTAssertThrowsError(try UserName(bad), bad)
+        }
+        XCTAssertEqual(UserName.quoted("a\nb\"c"), "\"a\\x0ab\\x22c\"")
+    }
+}

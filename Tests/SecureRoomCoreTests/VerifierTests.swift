@@ -1,0 +1,117 @@
+import Foundation
+import XCTest
+@testable import SecureRoomCore
+
+/// PINVerifier over real files in a temporary root-owned directory, with a clock the
+/// test moves.
+final class VerifierTests: XCTestCase {
+    final class ManualClock: Clock, @unchecked Sendable {
+        var instant = Instant(wallSeconds: 1_795_000_000, bootID: String(repeating: "d", count: 32),
+                              bootNanoseconds: 1_000_000_000_000)
+        func now() -> Instant { instant }
+        func advance(_ seconds: Int64) {
+            instant.wallSeconds += seconds
+            instant.bootNanoseconds += UInt64(seconds) * 1_000_000_000
+        }
+    }
+
+    private var root = ""
+    private var store: StateStore!
+    private let clock = ManualClock()
+    private let user = try! UserName("alice")
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/secureroom-core.XXXXXX".utf8CString)
+        root = String(cString: try XCTUnwrap(mkdtemp(&template)))
+        var configuration = Configuration()
+        try configuration.apply("dir=\(root)/state")
+        configuration.kdf = KDFParameters(memoryKiB: 64, iterations: 1, lanes: 1)
+        store = StateStore(configuration: configuration)
+        try store.initialize()
+        try Enrollment(store: store, clock: clock).setPIN(try pin("7391"), for: user)
+    }
+
+    override func tearDownWithError() throws { try FileManager.default.removeItem(atPath: root) }
+
+    private func pin(_ text: String) throws -> SecretBytes {
+        try Array(text.utf8).withUnsafeBytes { try PINFormat.fourDigits.pin(from: $0) }
+    }
+
+    func testRightAndWrongPIN() throws {
+        let verifier = PINVerifier(store: store, clock: clock)
+        guard case .success(let master) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        XCTAssertEqual(master.count, 32)
+        guard case .incorrect(let status) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
+        XCTAssertEqual(status, .open(failures: 1, untilDelay: (4, 60), untilDisabled: 9))
+    }
+
+    func testTheFailureIsOnDiskBeforeArgon2Runs() throws {
+        var verifier = PINVerifier(store: store, clock: clock)
+        var failuresSeenByArgon2: [Int] = []
+        let store = self.store!
+        verifier.argon2Observer = { failuresSeenByArgon2.append((try? store.lockout(for: self.user).failures) ?? -1) }
+        _ = try verifier.verify(try pin("1111"), for: user)
+        _ = try verifier.verify(try pin("2222"), for: user)
+        _ = try verifier.verify(try pin("7391"), for: user)
+        XCTAssertEqual(failuresSeenByArgon2, [1, 2, 3], "each attempt is counted and durable before argon2 runs")
+        XCTAssertEqual(try store.lockout(for: user).failures, 0, "and cleared by the success")
+    }
+
+    func testLockedAttemptsCostNoArgon2AndTheRepeatedGuessNoAttempt() throws {
+        var verifier = PINVerifier(store: store, clock: clock)
+        var runs = 0
+        verifier.argon2Observer = { runs += 1 }
+        for guess in ["1111", "2222", "3333", "4444", "5555"] { _ = try verifier.verify(try pin(guess), for: user) }
+        XCTAssertEqual(runs, 5)
+        for _ in 0..<100 {
+            guard case .locked(.delayed) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        }
+        XCTAssertEqual(runs, 5, "a flood against a locked account runs no argon2")
+        clock.advance(60)
+        guard case .repeatedIncorrect = try verifier.verify(try pin("5555"), for: user) else { return XCTFail() }
+        XCTAssertEqual(runs, 5)
+        XCTAssertEqual(try store.lockout(for: user).failures, 5)
+        guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+    }
+
+    func testTheCapHoldsUntilReset() throws {
+        let verifier = PINVerifier(store: store, clock: clock)
+        for index in 0..<10 {
+            clock.advance(3600)
+            _ = try verifier.verify(try pin(String(format: "%04d", 1000 + index)), for: user)
+        }
+        clock.advance(86_400 * 365)
+        guard case .locked(.disabled(10)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        try Enrollment(store: store, clock: clock).resetLockout(for: user)
+        guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+    }
+
+    func testUnknownUsersSpendAnArgon2Run() throws {
+        var verifier = PINVerifier(store: store, clock: clock)
+        var runs = 0
+        verifier.argon2Observer = { runs += 1 }
+        guard case .notEnrolled = try verifier.verify(try pin("7391"), for: try UserName("bob")) else { return XCTFail() }
+        XCTAssertEqual(runs, 1)
+    }
+
+    func testChangeKeepsTheOldPINWhenTheCurrentOneIsWrong() throws {
+        let enrollment = Enrollment(store: store, clock: clock)
+        var asked = false
+        guard case .incorrect = try enrollment.changePIN(for: user, current: try pin("0000"), newPIN: {
+            asked = true
+            return try self.pin("5826")
+        }) else { return XCTFail() }
+        XCTAssertFalse(asked, "the new PIN is not even asked for")
+        guard case .success = try enrollment.changePIN(for: user, current: try pin("7391"), newPIN: { try self.pin("5826") })
+        else { return XCTFail() }
+        let verifier = PINVerifier(store: store, clock: clock)
+        guard case .success = try verifier.verify(try pin("5826"), for: user) else { return XCTFail() }
+        guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+    }
+
+    func testInitializeRefusesToReplaceThePepper() throws {
+        XCTAssertThrowsError(try store.initialize()) { error in
+            XCTAssertEqual(error as? SecureRoomError, .alreadyInitialized(path: root + "/state/pepper"))
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+
+/// A throwaway SecureRoom installation: a state directory initialised by the real
+/// `secureroom init`, a config file, and a PAM config directory for the driver.
+/// Removed on deinit. Uses cheap argon2 parameters unless told otherwise, so the
+/// suite runs quickly; the parameters themselves are tested separately.
+public final class Sandbox {
+    /// The temporary root (mode 0700, root-owned).
+    public let root: String
+    /// The state directory (`dir=`).
+    public var state: String { root + "/state" }
+    /// The config file passed to the CLI with --config.
+    public var config: String { root + "/secureroom.conf" }
+    /// Directory of PAM service files for `pam_start_confdir`.
+    public var pamDirectory: String { root + "/pam.d" }
+
+    /// Creates and initialises the sandbox; `configuration` is the text of secureroom.conf.
+    public init(configuration: String = Sandbox.fastKDF) throws {
+        try Artifacts.require()
+        var template = Array("/tmp/secureroom-test.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+        root = String(cString: made)
+        try FileManager.default.createDirectory(atPath: root + "/pam.d", withIntermediateDirectories: false)
+        try write(config, configuration, mode: 0o600)
+        let result = try cli(["init"])
+        guard result.status == 0 else { throw SandboxFailure(message: "init failed: \(result.errorOutput)") }
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: root) }
+
+    /// argon2 parameters small enough for hundreds of checks per test run.
+    public static let fastKDF = "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\n"
+
+    /// Runs the admin tool against this sandbox.
+    @discardableResult
+    public func cli(_ arguments: [String], input: String = "") throws -> ProcessResult {
+        try runProgram(Artifacts.cli, arguments + ["--dir", state, "--config", config], input: input)
+    }
+
+    /// Gives `user` the PIN `pin` through `secureroom set --stdin`.
+    public func enrol(_ user: String, pin: String, allowWeak: Bool = false) throws {
+        let result = try cli(["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n")
+        guard result.status == 0 else { throw SandboxFailure(message: "set failed: \(result.errorOutput)") }
+    }
+
+    /// Writes the PAM service `name` with the given stack lines. `MODULE` in a line is
+    /// replaced by the module path and `STATE` by `dir=<state> conf=<config>`, so the
+    /// module and the admin tool read the same config file, as on an installed system.
+    public func service(_ name: String, _ lines: [String]) throws {
+        let text = lines.map {
+            $0.replacingOccurrences(of: "MODULE", with: Artifacts.module)
+                .replacingOccurrences(of: "STATE", with: "dir=\(state) conf=\(config)")
+        }.joined(separator: "\n") + "\n"
+        try write(pamDirectory + "/" + name, text, mode: 0o644)
+    }
+
+    /// Writes a service whose result shows the module's own return code: success ends
+    /// the stack, PAM_IGNORE falls through to pam_debug (returning PAM_CRED_EXPIRED as
+    /// a marker), any other code ends the stack with that code.
+    public func probeService(_ name: String = "probe", arguments: String = "", group: String = "auth") throws {
+        let debugResult = group == "auth" ? "auth=cred_expired" : group == "account" ? "acct=cred_expired" : "chauthtok=cred_expired"
+        try service(name, [
+            "\(group) [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
+            "\(group) requisite pam_debug.so \(debugResult)",
+        ])
+    }
+
+    /// Runs the driver for `service` as `user`, answering prompts with `responses`.
+    public func pam(_ service: String = "probe", user: String?, responses: [String] = [],
+                    operations: [String] = ["auth"], environment: [String: String] = [:],
+                    silent: Bool = false) throws -> PAMTranscript {
+        var arguments = ["--confdir", pamDirectory, "--service", service]
+        if let user { arguments += ["--user", user] }
+        if silent { arguments.append("--silent") }
+        let input = responses.map { $0 + "\n" }.joined()
+        return PAMTranscript(try runProgram(Artifacts.driver, arguments + operations, input: input, environment: environment))
+    }
+
+    /// Writes `text` to `path` with `mode`.
+    public func write(_ path: String, _ text: String, mode: Int) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    /// The user's status as printed by `secureroom status USER --json`.
+    public func status(_ user: String) throws -> [String: Any] {
+        let result = try cli(["status", user, "--json"])
+        guard result.status == 0,
+              let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        else { throw SandboxFailure(message: "status failed: \(result.errorOutput)") }
+        return object
+    }
+
+    /// A sandbox that could not be set up.
+    public struct SandboxFailure: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let message: String
+        /// The message.
+        public var description: String { message }
+    }
+}
+
+/// What the driver printed for one transaction.
+public struct PAMTranscript {
+    /// The raw result.
+    public let process: ProcessResult
+
+    init(_ process: ProcessResult) { self.process = process }
+
+    /// The PAM code of the last operation.
+    public var code: Int32 { process.status }
+    /// Prompts shown, in order.
+    public var prompts: [String] { values("prompt: ") }
+    /// PAM_ERROR_MSG messages, in order.
+    public var errors: [String] { values("error: ") }
+    /// PAM_TEXT_INFO messages, in order.
+    public var infos: [String] { values("info: ") }
+    /// The failure delays requested (microseconds).
+    public var failureDelays: [Int] { values("fail-delay: ").compactMap { Int($0) } }
+    /// `result OP: CODE NAME` per operation.
+    public var results: [String] { values("result ") }
+
+    private func values(_ prefix: String) -> [String] {
+        process.lines.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+}
+
+/// PAM return codes (security/_pam_types.h), named for readable assertions.
+public enum PAMCode {
+    public static let success: Int32 = 0
+    public static let serviceError: Int32 = 3
+    public static let permissionDenied: Int32 = 6
+    public static let authError: Int32 = 7
+    public static let authInfoUnavailable: Int32 = 9
+    public static let userUnknown: Int32 = 10
+    public static let maxTries: Int32 = 11
+    public static let credentialExpired: Int32 = 16 // pam_debug's marker: the module returned PAM_IGNORE
+    public static let conversationError: Int32 = 19
+    public static let authTokenError: Int32 = 20
+}
