@@ -49,6 +49,8 @@ TIMEOUT=${SR_E2E_TIMEOUT:-15}
 # +2 sequence) and PINs on the built-in blocklist, so use one that passes its policy.
 PIN=7391
 WRONG_PIN=1357
+# Distinct wrong PINs for the lockout: repeating one wrong PIN does not count again.
+LOCKOUT_PINS=(1357 2468 8024)
 TEST_UID=4242      # srtest
 NOPIN_UID=4243     # srnopin
 
@@ -361,6 +363,7 @@ rc_is()        { [ "$RC" = "$1" ]; }
 rc_failed()    { [[ "$RC" =~ ^[0-9]+$ ]] && [ "$RC" -ne 0 ]; }
 out_is()       { [ -f "$OUT" ] && [ "$(cat "$OUT")" = "$1" ]; }
 out_empty()    { [ ! -s "$OUT" ]; }
+failures_are() { [ "$(failures_of srtest)" = "$1" ]; }
 shows()        { pane_has "$PANE" "$1"; }
 saw_pin()      { [ "$SAW_PIN" = 1 ]; }
 no_pin_prompt() { [ "$SAW_PIN" = 0 ]; }
@@ -420,8 +423,10 @@ inner_main() {
     reset_pin; write_stack sudo pinonly
     OUT=$T/io/c2.out
     attempt c2 "$TEST_UID" "sudo -k; sudo id -u > $OUT" "$WRONG_PIN"
-    check "sudo (PIN only): wrong PIN -> 'Incorrect PIN', refused, command not run" \
-        all saw_pin "shows 'Incorrect PIN'" rc_failed out_empty
+    # sudo (1.9.13) calls pam_authenticate with PAM_SILENT, and the module honours it as
+    # pam_unix does: sudo's own "incorrect password attempt" is what the user sees.
+    check "sudo (PIN only): wrong PIN -> refused quietly (PAM_SILENT), command not run" \
+        all saw_pin "not_shows 'Incorrect PIN'" "shows 'incorrect password attempt'" rc_failed out_empty
     done_pane
 
     # --- d. lockout: deny=3 with no delays, through su (PIN only) -----------------------
@@ -433,17 +438,22 @@ inner_main() {
     local k
     write_stack su pinonly "${opts[@]}"
     OUT=$T/io/d1.out
-    attempt d1 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$WRONG_PIN"
+    attempt d1 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "${LOCKOUT_PINS[0]}"
     if no_pin_prompt; then
         echo "# note: module did not prompt with '${opts[*]}'; retrying with 'deny=3'"
         done_pane; opts=(deny=3); reset_pin; write_stack su pinonly "${opts[@]}"
-        attempt d1 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$WRONG_PIN"
+        attempt d1 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "${LOCKOUT_PINS[0]}"
     fi
     check "lockout (${opts[*]}): wrong PIN 1/3 refused" all saw_pin "shows 'Incorrect PIN'" rc_failed out_empty
     done_pane
+    OUT=$T/io/d1r.out
+    attempt d1r "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "${LOCKOUT_PINS[0]}"
+    check "lockout: the same wrong PIN again is refused but not counted" \
+        all "shows 'not counted again'" rc_failed out_empty 'failures_are 1'
+    done_pane
     for k in 2 3; do
         OUT=$T/io/d$k.out
-        attempt "d$k" "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$WRONG_PIN"
+        attempt "d$k" "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "${LOCKOUT_PINS[$((k - 1))]}"
         check "lockout: wrong PIN $k/3 refused" all saw_pin "shows 'Incorrect PIN'" rc_failed out_empty
         done_pane
     done
