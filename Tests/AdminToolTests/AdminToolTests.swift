@@ -79,9 +79,7 @@ final class AdminToolTests: XCTestCase {
     }
 
     func testResetAndRemovePIN() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: "7391")
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: "7391")
         _ = try sandbox.pam(user: user, responses: ["1111"])
         let reset = try sandbox.cli(["reset", user])
         XCTAssertEqual(reset.status, 0)

@@ -10,9 +10,7 @@ final class AuthenticationTests: XCTestCase {
     let pin = "7391"
 
     func testRightPINSucceedsWithOnePrompt() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         let result = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.success)
         XCTAssertEqual(result.prompts, ["PIN: "])
@@ -20,9 +18,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testWrongPINFailsCountsAndSaysWhatIsLeft() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         let result = try sandbox.pam(user: user, responses: ["7392"])
         XCTAssertEqual(result.code, PAMCode.authError)
         XCTAssertEqual(result.errors, ["Incorrect PIN. 4 attempts left before a 1-minute delay."])
@@ -30,9 +26,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testMalformedPINsAreRefusedWithoutCounting() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         for input in ["739", "73911", "73a1", "", " 7391", "١٢٣٤", "１２３４", "+739", String(repeating: "7", count: 5000)] {
             let result = try sandbox.pam(user: user, responses: [input])
             XCTAssertEqual(result.code, PAMCode.authError, "input \(input.prefix(10))")
@@ -42,9 +36,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testRepeatingTheSameWrongPINDoesNotBurnAnAttempt() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         _ = try sandbox.pam(user: user, responses: ["1357"])
         let repeated = try sandbox.pam(user: user, responses: ["1357"])
         XCTAssertEqual(repeated.code, PAMCode.authError)
@@ -53,9 +45,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testDelayRefusesEvenTheRightPINAndSaysHowLong() throws {
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 5\nschedule = 2:1h\n")
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin, configuration: Sandbox.fastKDF + "deny = 5\nschedule = 2:1h\n")
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).errors,
                        ["Incorrect PIN. 1 attempt left before a 1-hour delay."])
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["2222"]).errors,
@@ -72,9 +62,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testCapDisablesThePINUntilAnAdministratorResetsIt() throws {
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 3\nschedule =\n")
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin, configuration: Sandbox.fastKDF + "deny = 3\nschedule =\n")
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).errors,
                        ["Incorrect PIN. 2 attempts left before the PIN is disabled."])
         _ = try sandbox.pam(user: user, responses: ["2222"])
@@ -91,9 +79,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testSuccessClearsTheCount() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         _ = try sandbox.pam(user: user, responses: ["1111"])
         _ = try sandbox.pam(user: user, responses: ["2222"])
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
@@ -171,9 +157,7 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testConversationFailureIsConvErr() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         let result = try sandbox.pam(user: user, responses: [])
         XCTAssertEqual(result.code, PAMCode.conversationError)
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)

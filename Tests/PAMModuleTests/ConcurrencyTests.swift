@@ -37,9 +37,7 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testFiftySimultaneousWrongPINsAreAllCounted() throws {
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 100\nschedule =\n")
-        try sandbox.enrol(user, pin: "7391")
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: "7391", configuration: Sandbox.fastKDF + "deny = 100\nschedule =\n")
         let (codes, runs) = try attack(sandbox, count: 50)
         XCTAssertEqual(codes.filter { $0 == PAMCode.authError }.count, 50, "\(codes)")
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 50)
@@ -47,9 +45,7 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testFiftySimultaneousWrongPINsStopAtTheCap() throws {
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 20\nschedule =\n")
-        try sandbox.enrol(user, pin: "7391")
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: "7391", configuration: Sandbox.fastKDF + "deny = 20\nschedule =\n")
         let (codes, runs) = try attack(sandbox, count: 50)
         XCTAssertEqual(codes.filter { $0 == PAMCode.authError }.count, 20, "\(codes)")
         XCTAssertEqual(codes.filter { $0 == PAMCode.maxTries }.count, 30, "\(codes)")
@@ -58,9 +54,7 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testDefaultScheduleAllowsFiveChecksThenRefusesForFree() throws {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: "7391")
-        try sandbox.probeService()
+        let sandbox = try Sandbox.enrolled(user, pin: "7391")
         let (codes, runs) = try attack(sandbox, count: 50)
         XCTAssertEqual(codes.filter { $0 == PAMCode.authError }.count, 5, "\(codes)")
         XCTAssertEqual(codes.filter { $0 == PAMCode.maxTries }.count, 45, "\(codes)")

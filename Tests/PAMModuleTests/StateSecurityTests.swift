@@ -8,13 +8,6 @@ final class StateSecurityTests: XCTestCase {
     let user = "daemon"
     let pin = "7391"
 
-    private func enrolledSandbox() throws -> Sandbox {
-        let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
-        try sandbox.probeService()
-        return sandbox
-    }
-
     private func assertRefused(_ sandbox: Sandbox, _ description: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.authInfoUnavailable, description, file: file, line: line)
@@ -22,13 +15,13 @@ final class StateSecurityTests: XCTestCase {
     }
 
     func testMissingStateDirectory() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         try FileManager.default.removeItem(atPath: sandbox.state)
         try assertRefused(sandbox, "missing directory")
     }
 
     func testWorldWritableStateDirectory() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         chmod(sandbox.state, 0o777)
         try assertRefused(sandbox, "mode 0777")
         chmod(sandbox.state, 0o720)
@@ -36,26 +29,26 @@ final class StateSecurityTests: XCTestCase {
     }
 
     func testStateDirectoryOwnedBySomeoneElse() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         chown(sandbox.state, 65534, 65534)
         try assertRefused(sandbox, "owned by nobody")
     }
 
     func testInsecureAncestorDirectory() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         chmod(sandbox.root, 0o777)
         try assertRefused(sandbox, "parent writable by others")
     }
 
     func testStateDirectoryIsASymlink() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         try FileManager.default.moveItem(atPath: sandbox.state, toPath: sandbox.root + "/real")
         try FileManager.default.createSymbolicLink(atPath: sandbox.state, withDestinationPath: sandbox.root + "/real")
         try assertRefused(sandbox, "symlinked directory")
     }
 
     func testRecordIsASymlinkHardLinkFIFOOrOpenToOthers() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         let record = sandbox.state + "/users/\(user).credential"
         let saved = sandbox.root + "/saved"
         try FileManager.default.copyItem(atPath: record, toPath: saved)
@@ -81,7 +74,7 @@ final class StateSecurityTests: XCTestCase {
     }
 
     func testCorruptRecordsAreRefused() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         let record = sandbox.state + "/users/\(user).credential"
         let original = try String(contentsOfFile: record, encoding: .utf8)
         let variants: [(String, String)] = [
@@ -104,14 +97,14 @@ final class StateSecurityTests: XCTestCase {
     }
 
     func testMissingPepperIsRefused() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         try FileManager.default.removeItem(atPath: sandbox.state + "/pepper")
         let result = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.authInfoUnavailable)
     }
 
     func testWritesLeaveOnlyPrivateFilesAndNoTemporaries() throws {
-        let sandbox = try enrolledSandbox()
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
         _ = try sandbox.pam(user: user, responses: ["1111"])
         _ = try sandbox.pam(user: user, responses: [pin])
         let users = sandbox.state + "/users"

@@ -28,6 +28,15 @@ public final class Sandbox {
 
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
+    /// A sandbox where `user` has the PIN `pin` and the service "probe" (`probeService`)
+    /// runs the module: the starting point of most module tests.
+    public static func enrolled(_ user: String, pin: String, configuration: String = Sandbox.fastKDF) throws -> Sandbox {
+        let sandbox = try Sandbox(configuration: configuration)
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        return sandbox
+    }
+
     /// argon2 parameters small enough for hundreds of checks per test run.
     public static let fastKDF = "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\n"
 
