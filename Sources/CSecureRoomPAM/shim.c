@@ -20,7 +20,6 @@ PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const c
 PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_chauthtok(pamh, flags, argc, argv); }
 
 int sr_pam_prompt_secret(pam_handle_t *pamh, const char *prompt, char **response) { return pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, response, "%s", prompt); }
-int sr_pam_info(pam_handle_t *pamh, const char *message) { return pam_info(pamh, "%s", message); }
 int sr_pam_error(pam_handle_t *pamh, const char *message) { return pam_error(pamh, "%s", message); }
 void sr_pam_syslog(pam_handle_t *pamh, int priority, const char *message) { pam_syslog(pamh, priority, "%s", message); }
 int sr_pam_get_user(pam_handle_t *pamh, const char **user) { return pam_get_user(pamh, user, NULL); }

@@ -11,11 +11,9 @@
 #include <unistd.h>
 
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
-int sr_fcntl_int(int fd, int cmd, int arg) { return fcntl(fd, cmd, arg); }
 void sr_explicit_bzero(void *buf, size_t len) { explicit_bzero(buf, len); }
 int sr_mlock(const void *addr, size_t len) { return mlock(addr, len); }
 int sr_munlock(const void *addr, size_t len) { return munlock(addr, len); }
-int sr_errno(void) { return errno; }
 void sr_syslog(int priority, const char *message) { syslog(priority, "%s", message); }
 int sr_s_isreg(mode_t m) { return S_ISREG(m); }
 int sr_s_isdir(mode_t m) { return S_ISDIR(m); }

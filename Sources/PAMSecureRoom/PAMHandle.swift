@@ -38,9 +38,6 @@ struct PAMHandle {
     /// Sends an error message through the conversation.
     func error(_ message: String) { _ = sr_pam_error(raw, message) }
 
-    /// Sends an informational message through the conversation.
-    func info(_ message: String) { _ = sr_pam_info(raw, message) }
-
     /// Logs through pam_syslog (LOG_AUTHPRIV, tagged with the service).
     func log(_ priority: Int32, _ message: String) { sr_pam_syslog(raw, priority, message) }
 

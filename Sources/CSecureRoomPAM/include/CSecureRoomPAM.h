@@ -15,8 +15,7 @@
 
 /* Prompt with echo off; *response is malloc'd by the application (may be NULL). */
 int sr_pam_prompt_secret(pam_handle_t *pamh, const char *prompt, char **response);
-/* Show an informational or error message through the conversation. */
-int sr_pam_info(pam_handle_t *pamh, const char *message);
+/* Show an error message through the conversation. */
 int sr_pam_error(pam_handle_t *pamh, const char *message);
 /* pam_syslog(3) with a fixed "%s" format, so no caller ever passes a format string. */
 void sr_pam_syslog(pam_handle_t *pamh, int priority, const char *message);

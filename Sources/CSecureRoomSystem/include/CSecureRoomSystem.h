@@ -13,9 +13,6 @@
 /* openat(2) with an explicit mode (the libc prototype is variadic). */
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode);
 
-/* fcntl(2) F_SETFD / F_GETFL helpers. */
-int sr_fcntl_int(int fd, int cmd, int arg);
-
 /* Zero memory in a way the compiler may not elide (explicit_bzero(3)). */
 void sr_explicit_bzero(void *buf, size_t len);
 
@@ -33,9 +30,6 @@ size_t sr_termios_size(void);
 
 /* syslog(3) with a fixed "%s" format. */
 void sr_syslog(int priority, const char *message);
-
-/* errno is a macro in C. */
-int sr_errno(void);
 
 /* S_ISREG / S_ISDIR / S_ISLNK are macros. */
 int sr_s_isreg(mode_t m);
