@@ -13,7 +13,7 @@ struct AccountCheck {
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
         let (user, uid) = try call.resolveUser()
-        guard let uid, uid != 0 || call.configuration.evenDenyRoot,
+        guard let uid, !call.isExempt(uid),
               let status = try PINVerifier(store: call.store).status(of: user)
         else { return PAM_IGNORE }
         return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES

@@ -14,7 +14,7 @@ struct Authentication {
         let configuration = call.configuration
         if !configuration.noDelay { call.pam.requestFailureDelay(microseconds: Self.failureDelay) }
         let (user, uid) = try call.resolveUser()
-        if uid == 0 && !configuration.evenDenyRoot {
+        if let uid, call.isExempt(uid) {
             debug("root is exempt (set even_deny_root to use a PIN for root)")
             return PAM_IGNORE
         }

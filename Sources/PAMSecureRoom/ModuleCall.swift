@@ -28,7 +28,6 @@ struct ModuleCall {
         var call: ModuleCall?
         do {
             let configuration = try Configuration.load(arguments: arguments, reader: ConfigurationFile.read)
-            try configuration.validate()
             for key in configuration.unknownKeys {
                 pam.log(LOG_WARNING, "ignoring unknown option \(UserName.quoted(key))")
             }
@@ -56,14 +55,14 @@ struct ModuleCall {
     /// Tells the user `message` as an error, unless silent.
     func tell(_ message: String) { if !isSilent { pam.error(message) } }
 
+    /// Whether the account with `uid` is outside SecureRoom: root, unless `even_deny_root`
+    /// (a PIN exempt from the lockout would be 10,000 guesses from broken).
+    func isExempt(_ uid: uid_t) -> Bool { uid == 0 && !configuration.evenDenyRoot }
+
     /// The validated user name and its passwd entry's uid (nil if the account is unknown).
     func resolveUser() throws -> (name: UserName, uid: uid_t?) {
         let raw = try pam.user()
         let name = try UserName(raw)
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        let code = getpwnam_r(name.rawValue, &entry, &buffer, buffer.count, &result)
-        return (name, code == 0 && result != nil ? entry.pw_uid : nil)
+        return (name, name.accountID())
     }
 }

@@ -10,7 +10,7 @@ struct PINChange {
     /// Runs pam_sm_chauthtok and returns its PAM code.
     func run() throws -> Int32 {
         let (user, uid) = try call.resolveUser()
-        guard uid != nil, uid != 0 || call.configuration.evenDenyRoot,
+        guard let uid, !call.isExempt(uid),
               let status = try PINVerifier(store: call.store).status(of: user)
         else { return PAM_IGNORE }
         if call.flags & Int32(bitPattern: UInt32(PAM_PRELIM_CHECK)) != 0 {

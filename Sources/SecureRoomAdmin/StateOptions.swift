@@ -14,13 +14,10 @@ struct StateOptions: ParsableArguments {
     /// The configuration in effect: the config file, then --dir. Unknown keys are
     /// reported on standard error, as the module logs them.
     func load() throws -> Configuration {
-        var configuration = try Configuration.load(arguments: config.map { ["conf=\($0)"] } ?? [],
-                                                   reader: ConfigurationFile.read)
-        if let dir {
-            guard dir.hasPrefix("/") else { throw ValidationError("--dir must be an absolute path") }
-            try configuration.apply("dir=\(dir)")
-        }
-        try configuration.validate()
+        if let dir, !dir.hasPrefix("/") { throw ValidationError("--dir must be an absolute path") }
+        // --config and --dir are the module's conf= and dir= arguments: same parsing, same precedence.
+        let arguments = (config.map { ["conf=\($0)"] } ?? []) + (dir.map { ["dir=\($0)"] } ?? [])
+        let configuration = try Configuration.load(arguments: arguments, reader: ConfigurationFile.read)
         for key in configuration.unknownKeys {
             printError("warning: \(config ?? Configuration.defaultConfigPath): ignoring unknown option \(UserName.quoted(key))")
         }

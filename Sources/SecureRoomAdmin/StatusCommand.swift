@@ -24,8 +24,7 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let store = try state.store()
-            let verifier = PINVerifier(store: store)
-            let now = verifier.clock.now()
+            let now = SystemClock().now()
             let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
             let reports = try users.map { user in
                 UserStatus(user: user, credential: try store.credential(for: user),
@@ -59,12 +58,11 @@ struct UserStatus {
         failures = tally.failures
         lastSuccess = tally.lastSuccess
         lastFailure = tally.lastFailure?.wallSeconds
-        switch policy.status(of: tally, at: now) {
-        case _ where credential == nil:
-            (state, lockedUntil) = ("none", nil)
-        case .open: (state, lockedUntil) = ("open", nil)
-        case .delayed(let seconds, _): (state, lockedUntil) = ("delayed", now.wallSeconds + seconds)
-        case .disabled: (state, lockedUntil) = ("disabled", nil)
+        switch credential.map({ _ in policy.status(of: tally, at: now) }) {
+        case nil: (state, lockedUntil) = ("none", nil)
+        case .open?: (state, lockedUntil) = ("open", nil)
+        case .delayed(let seconds, _)?: (state, lockedUntil) = ("delayed", now.wallSeconds + seconds)
+        case .disabled?: (state, lockedUntil) = ("disabled", nil)
         }
     }
 

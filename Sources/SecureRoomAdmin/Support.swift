@@ -44,7 +44,7 @@ func requireRoot(_ action: String) throws {
 /// Validates a user name and checks that the account exists.
 func existingUser(_ name: String) throws -> UserName {
     let user = try UserName(name)
-    guard getpwnam(user.rawValue) != nil else {
+    guard user.accountID() != nil else {
         printError("no such user \(UserName.quoted(name))")
         throw Exit.failure
     }

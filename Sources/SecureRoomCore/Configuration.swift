@@ -67,6 +67,7 @@ public struct Configuration: Sendable {
         for argument in arguments where !argument.hasPrefix("conf=") {
             try configuration.apply(argument)
         }
+        try configuration.validate()
         return configuration
     }
 
@@ -148,7 +149,7 @@ public struct Configuration: Sendable {
     }
 
     /// Checks combinations that single options cannot (argon2 memory against lanes).
-    public func validate() throws {
+    func validate() throws {
         do { try kdf.validate() } catch let SecureRoomError.kdfFailure(message) {
             throw SecureRoomError.invalidConfiguration(message)
         }

@@ -70,9 +70,9 @@ public final class FileDescriptor {
         guard retryingOnInterrupt({ fsync(rawValue) }) == 0 else { throw failure("fsync") }
     }
 
-    /// `flock(2)`; blocks until the lock is granted.
-    public func lock(exclusive: Bool) throws {
-        guard retryingOnInterrupt({ flock(rawValue, exclusive ? LOCK_EX : LOCK_SH) }) == 0 else {
+    /// `flock(2)` with LOCK_EX; blocks until the lock is granted.
+    public func lockExclusively() throws {
+        guard retryingOnInterrupt({ flock(rawValue, LOCK_EX) }) == 0 else {
             throw failure("flock")
         }
     }

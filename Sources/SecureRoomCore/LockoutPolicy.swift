@@ -8,12 +8,6 @@ public struct LockoutPolicy: Equatable, Sendable {
         public var failures: Int
         /// Seconds to wait after the latest failure.
         public var delay: Int64
-
-        /// Creates a step.
-        public init(failures: Int, delay: Int64) {
-            self.failures = failures
-            self.delay = delay
-        }
     }
 
     /// Consecutive failures after which the PIN is disabled (the guess budget).
@@ -68,11 +62,11 @@ public struct LockoutPolicy: Equatable, Sendable {
     }
 
     /// Attempts left before the next longer delay starts, and that delay (nil if none before `deny`).
-    private func nextDelay(after failures: Int) -> (attempts: Int, delay: Int64)? {
+    private func nextDelay(after failures: Int) -> NextDelay? {
         guard let next = schedule.first(where: { $0.failures > failures && $0.failures < deny && $0.delay > 0 }),
               next.delay > delay(afterFailures: failures)
         else { return nil }
-        return (next.failures - failures, next.delay)
+        return NextDelay(attempts: next.failures - failures, delay: next.delay)
     }
 
     /// Parses a schedule: comma-separated `FAILURES:DELAY`, DELAY in seconds or with an
@@ -90,7 +84,7 @@ public struct LockoutPolicy: Equatable, Sendable {
 
     /// Renders a schedule in the form `parseSchedule` reads.
     public static func render(_ schedule: [Step]) -> String {
-        schedule.map { "\($0.failures):\(Duration.compact($0.delay))" }.joined(separator: ",")
+        schedule.map { "\($0.failures):\(DurationText.compact($0.delay))" }.joined(separator: ",")
     }
 
     private static func parseDuration(_ text: Substring) -> Int64? {
@@ -102,10 +96,18 @@ public struct LockoutPolicy: Equatable, Sendable {
     }
 }
 
+/// The next (longer) delay ahead of an open tally.
+public struct NextDelay: Equatable, Sendable {
+    /// Failures left before it starts.
+    public var attempts: Int
+    /// Its length in seconds.
+    public var delay: Int64
+}
+
 /// Where a user's tally stands.
 public enum LockoutStatus: Equatable, Sendable {
-    /// Attempts are allowed. `untilDelay`: failures left before a (longer) delay, and that delay.
-    case open(failures: Int, untilDelay: (attempts: Int, delay: Int64)?, untilDisabled: Int)
+    /// Attempts are allowed; `untilDelay` is the next longer delay, if one comes before the cap.
+    case open(failures: Int, untilDelay: NextDelay?, untilDisabled: Int)
     /// Attempts are refused for `seconds` more.
     case delayed(seconds: Int64, failures: Int)
     /// The guess budget is spent: only a reset (or a success by other means) helps.
@@ -116,21 +118,10 @@ public enum LockoutStatus: Equatable, Sendable {
         if case .open = self { return true }
         return false
     }
-
-    /// Equality over all associated values.
-    public static func == (lhs: LockoutStatus, rhs: LockoutStatus) -> Bool {
-        switch (lhs, rhs) {
-        case let (.open(a, da, ua), .open(b, db, ub)):
-            return a == b && ua == ub && da?.attempts == db?.attempts && da?.delay == db?.delay
-        case let (.delayed(a, fa), .delayed(b, fb)): return a == b && fa == fb
-        case let (.disabled(a), .disabled(b)): return a == b
-        default: return false
-        }
-    }
 }
 
 /// Human-readable durations: "1-minute", "4 min 10 s", "1 h".
-public enum Duration {
+public enum DurationText {
     /// "4 min 10 s", "1 h 5 min", "30 s".
     public static func spoken(_ seconds: Int64) -> String {
         let s = max(seconds, 1)

@@ -14,7 +14,7 @@ public enum Messages {
     /// The refusal for a tally that does not allow an attempt now.
     public static func locked(_ status: LockoutStatus) -> String {
         switch status {
-        case .delayed(let seconds, _): return "Too many failed attempts. Try again in \(Duration.spoken(seconds))."
+        case .delayed(let seconds, _): return "Too many failed attempts. Try again in \(DurationText.spoken(seconds))."
         case .disabled(let failures): return disabled(failures)
         case .open: return "Try again."
         }
@@ -33,10 +33,10 @@ public enum Messages {
         switch status {
         case let .open(_, untilDelay, untilDisabled):
             if let next = untilDelay {
-                return " \(attempts(next.attempts)) left before a \(Duration.adjective(next.delay)) delay."
+                return " \(attempts(next.attempts)) left before a \(DurationText.adjective(next.delay)) delay."
             }
             return " \(attempts(untilDisabled)) left before the PIN is disabled."
-        case .delayed(let seconds, _): return " Too many failed attempts. Try again in \(Duration.spoken(seconds))."
+        case .delayed(let seconds, _): return " Too many failed attempts. Try again in \(DurationText.spoken(seconds))."
         case .disabled(let failures): return " " + disabled(failures)
         }
     }

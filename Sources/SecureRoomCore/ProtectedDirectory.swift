@@ -144,7 +144,7 @@ public final class ProtectedDirectory {
         guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_nlink == 1 else {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
         }
-        try file.lock(exclusive: true)
+        try file.lockExclusively()
         return file
     }
 

@@ -15,6 +15,7 @@ public final class StateStore {
     /// The options in effect.
     public let configuration: Configuration
     private let owner: uid_t
+    private var cachedRoot: ProtectedDirectory?
     private var cachedUsers: ProtectedDirectory?
 
     /// A store for `configuration`. `owner` is the uid records must belong to (root).
@@ -25,19 +26,18 @@ public final class StateStore {
 
     /// Creates the directory, `users/` and a new pepper. Refuses to replace an existing pepper.
     public func initialize() throws {
-        let root = try ProtectedDirectory.open(configuration.directory, create: true, owner: owner)
-        _ = try root.subdirectory("users", create: true)
-        let (pepperDirectory, pepperName) = try pepperLocation(create: true)
+        cachedRoot = try ProtectedDirectory.open(configuration.directory, create: true, owner: owner)
+        _ = try root().subdirectory("users", create: true)
+        let (pepperDirectory, pepperName) = try pepperLocation()
         if try pepperDirectory.read(pepperName, limit: 4096) != nil {
             throw SecureRoomError.alreadyInitialized(path: configuration.effectivePepperPath)
         }
         try pepperDirectory.writeAtomically(pepperName, contents: try Pepper.generate().serialized())
-        _ = root
     }
 
     /// The pepper; throws `stateMissing` if there is none.
     public func pepper() throws -> Pepper {
-        let (directory, name) = try pepperLocation(create: false)
+        let (directory, name) = try pepperLocation()
         guard let bytes = try directory.read(name, limit: 4096) else {
             throw SecureRoomError.stateMissing(path: configuration.effectivePepperPath)
         }
@@ -97,22 +97,31 @@ public final class StateStore {
         }
     }
 
+    /// The state directory, opened (path walked and checked) once per store.
+    private func root() throws -> ProtectedDirectory {
+        if let cachedRoot { return cachedRoot }
+        let root = try ProtectedDirectory.open(configuration.directory, owner: owner)
+        cachedRoot = root
+        return root
+    }
+
     private func users() throws -> ProtectedDirectory {
         if let cachedUsers { return cachedUsers }
-        let root = try ProtectedDirectory.open(configuration.directory, owner: owner)
-        let users = try root.subdirectory("users")
+        let users = try root().subdirectory("users")
         cachedUsers = users
         return users
     }
 
-    private func pepperLocation(create: Bool) throws -> (ProtectedDirectory, String) {
+    /// The pepper's directory and file name: the state directory itself by default, or
+    /// wherever `pepper=` points (which must already exist, with the same checks).
+    private func pepperLocation() throws -> (ProtectedDirectory, String) {
         let path = configuration.effectivePepperPath
         guard let slash = path.lastIndex(of: "/"), path.index(after: slash) != path.endIndex else {
             throw SecureRoomError.invalidConfiguration("pepper=\(path) is not a file path")
         }
         let parent = slash == path.startIndex ? "/" : String(path[..<slash])
-        let directory = try ProtectedDirectory.open(parent, create: create && parent == configuration.directory,
-                                                    owner: owner)
+        let directory = parent == configuration.directory
+            ? try root() : try ProtectedDirectory.open(parent, owner: owner)
         return (directory, String(path[path.index(after: slash)...]))
     }
 }

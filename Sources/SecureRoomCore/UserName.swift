@@ -1,3 +1,5 @@
+import Glibc
+
 /// A user name that is safe to use as a record file name.
 ///
 /// Accepted: 1 to 32 characters from `[A-Za-z0-9_.-]`, not starting with `.` or `-`,
@@ -27,6 +29,16 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
 
     /// The name itself.
     public var description: String { rawValue }
+
+    /// The account's uid from the passwd database (getpwnam_r), or nil if there is no
+    /// such account.
+    public func accountID() -> uid_t? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwnam_r(rawValue, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
+        return entry.pw_uid
+    }
 
     private static func isPortable(_ byte: UInt8) -> Bool {
         switch byte {

@@ -21,7 +21,7 @@ final class LockoutPolicyTests: XCTestCase {
         XCTAssertEqual((0...10).map { policy.delay(afterFailures: $0) }, [0, 0, 0, 0, 0, 60, 300, 900, 900, 3600, 3600])
         let start = at(1000, uptime: 100)
         XCTAssertEqual(policy.status(of: tally(failures: 4, at: start), at: start),
-                       .open(failures: 4, untilDelay: (1, 60), untilDisabled: 6))
+                       .open(failures: 4, untilDelay: NextDelay(attempts: 1, delay: 60), untilDisabled: 6))
         XCTAssertEqual(policy.status(of: tally(failures: 5, at: start), at: at(1030, uptime: 130)),
                        .delayed(seconds: 30, failures: 5))
         XCTAssertTrue(policy.status(of: tally(failures: 5, at: start), at: at(1060, uptime: 160)).allowsAttempt)
@@ -60,12 +60,12 @@ final class LockoutPolicyTests: XCTestCase {
     }
 
     func testMessagesReadLikeALockScreen() {
-        XCTAssertEqual(Messages.text(for: .incorrect(.open(failures: 3, untilDelay: (2, 60), untilDisabled: 7))),
+        XCTAssertEqual(Messages.text(for: .incorrect(.open(failures: 3, untilDelay: NextDelay(attempts: 2, delay: 60), untilDisabled: 7))),
                        "Incorrect PIN. 2 attempts left before a 1-minute delay.")
         XCTAssertEqual(Messages.locked(.delayed(seconds: 250, failures: 6)), "Too many failed attempts. Try again in 4 min 10 s.")
         XCTAssertEqual(Messages.locked(.disabled(failures: 20)), "PIN disabled after 20 failed attempts; ask an administrator.")
-        XCTAssertEqual(Duration.spoken(3600), "1 h")
-        XCTAssertEqual(Duration.spoken(3660), "1 h 1 min")
-        XCTAssertEqual(Duration.adjective(900), "15-minute")
+        XCTAssertEqual(DurationText.spoken(3600), "1 h")
+        XCTAssertEqual(DurationText.spoken(3660), "1 h 1 min")
+        XCTAssertEqual(DurationText.adjective(900), "15-minute")
     }
 }

@@ -42,7 +42,7 @@ final class VerifierTests: XCTestCase {
         guard case .success(let master) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         XCTAssertEqual(master.count, 32)
         guard case .incorrect(let status) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
-        XCTAssertEqual(status, .open(failures: 1, untilDelay: (4, 60), untilDisabled: 9))
+        XCTAssertEqual(status, .open(failures: 1, untilDelay: NextDelay(attempts: 4, delay: 60), untilDisabled: 9))
     }
 
     func testTheFailureIsOnDiskBeforeArgon2Runs() throws {
