@@ -4,6 +4,7 @@
 //
 //   pam_secureroom.so   PAM module (PAMSecureRoom + CSecureRoomPAM shim)
 //   secureroom          admin tool (SecureRoomAdmin)
+//   secureroom-helper   setuid-root helper for callers without root (SecureRoomHelper)
 //   SecureRoomCore      records, argon2id, pepper, policy, lockout, protected directory
 //
 // Release artifacts are made by scripts/build, which adds the link flags the PAM
@@ -17,6 +18,7 @@ let package = Package(
     products: [
         .library(name: "pam_secureroom", type: .dynamic, targets: ["PAMSecureRoom"]),
         .executable(name: "secureroom", targets: ["SecureRoomAdmin"]),
+        .executable(name: "secureroom-helper", targets: ["SecureRoomHelper"]),
         .executable(name: "secureroom-pam-driver", targets: ["PAMDriver"]),
     ],
     dependencies: [
@@ -46,6 +48,10 @@ let package = Package(
                               "SecureRoomCore", "SecureRoomToolSupport",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
+        // Runs before the Swift runtime in the setuid helper: environment, descriptors.
+        .target(name: "CSecureRoomHelperStartup"),
+        .executableTarget(name: "SecureRoomHelper",
+                          dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"]),
         // Test driver: runs one PAM transaction from a private config directory
         // (pam_start_confdir) and reports every conversation message and return code.
         .executableTarget(name: "PAMDriver",
@@ -59,6 +65,8 @@ let package = Package(
         .testTarget(name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: testSettings),
         .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport"],
+                    swiftSettings: testSettings),
+        .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
                     swiftSettings: testSettings),
     ]
 )

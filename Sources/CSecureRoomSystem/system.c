@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/wait.h>
 #include <syslog.h>
 #include <termios.h>
 #include <unistd.h>
@@ -17,6 +18,33 @@ int sr_munlock(const void *addr, size_t len) { return munlock(addr, len); }
 void sr_syslog(int priority, const char *message) { syslog(priority, "%s", message); }
 int sr_s_isreg(mode_t m) { return S_ISREG(m); }
 int sr_s_isdir(mode_t m) { return S_ISDIR(m); }
+int sr_s_isfifo(mode_t m) { return S_ISFIFO(m); }
+int sr_s_issock(mode_t m) { return S_ISSOCK(m); }
+int sr_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from) { return posix_spawn_file_actions_addclosefrom_np(actions, from); }
+int sr_sigchld_restore(const struct sigaction *saved) { return sigaction(SIGCHLD, saved, NULL); }
+int sr_setresuid(uid_t real, uid_t effective, uid_t saved) { return setresuid(real, effective, saved); }
+int sr_setresgid(gid_t real, gid_t effective, gid_t saved) { return setresgid(real, effective, saved); }
+int sr_getresuid(uid_t *real, uid_t *effective, uid_t *saved) { return getresuid(real, effective, saved); }
+int sr_wifexited(int status) { return WIFEXITED(status); }
+int sr_wexitstatus(int status) { return WEXITSTATUS(status); }
+
+int sr_spawnattr_unblock_signals(posix_spawnattr_t *attributes)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    if (posix_spawnattr_setsigmask(attributes, &none) != 0)
+        return -1;
+    return posix_spawnattr_setflags(attributes, POSIX_SPAWN_SETSIGMASK);
+}
+
+int sr_sigchld_default(struct sigaction *saved)
+{
+    struct sigaction fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.sa_handler = SIG_DFL;
+    sigemptyset(&fresh.sa_mask);
+    return sigaction(SIGCHLD, &fresh, saved);
+}
 size_t sr_termios_size(void) { return sizeof(struct termios); }
 int sr_tty_restore(int fd, const void *saved) { return tcsetattr(fd, TCSAFLUSH, (const struct termios *)saved); }
 

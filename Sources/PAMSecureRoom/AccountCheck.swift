@@ -5,13 +5,15 @@ import SecureRoomCore
 /// even_deny_root), PAM_SUCCESS when the PIN is usable now, PAM_MAXTRIES while it is
 /// delayed or disabled, PAM_AUTHINFO_UNAVAIL when the state cannot be trusted.
 /// It never denies an account that authenticated by other means: stack it with
-/// `[default=ignore success=ok]` or `optional` (see pam/).
+/// `[default=ignore success=ok]` or `optional` (see pam/). Without root it cannot read
+/// the tally (the helper only checks PINs) and returns PAM_IGNORE.
 struct AccountCheck {
     /// The call being served.
     let call: ModuleCall
 
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
+        guard call.canReadState else { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid),
               let status = try PINVerifier(store: call.store).status(of: user)

@@ -1,7 +1,8 @@
 import CSecureRoomPAM
 import SecureRoomCore
 
-/// The `auth` group: obtain the PIN and check it under the lockout (PINVerifier).
+/// The `auth` group: obtain the PIN and have it checked under the lockout, in this
+/// process when running as root, by secureroom-helper otherwise (`ModuleCall.authority`).
 struct Authentication {
     /// The call being served.
     let call: ModuleCall
@@ -18,47 +19,38 @@ struct Authentication {
             debug("root is exempt (set even_deny_root to use a PIN for root)")
             return PAM_IGNORE
         }
-        let verifier = PINVerifier(store: call.store)
-        guard let status = uid == nil ? nil : try verifier.status(of: user) else {
-            return try withoutPIN(user, known: uid != nil, verifier: verifier)
+        guard uid != nil else { return try withoutPIN(user, known: false, pin: nil) }
+        var entered: SecretBytes?
+        let outcome = try call.authority.check(user) {
+            let pin = try obtainPIN()
+            entered = pin
+            return pin
         }
-        guard status.allowsAttempt else {
-            call.tell(Messages.locked(status))
-            call.pam.log(LOG_NOTICE, "refused \(user): PIN locked (\(describe(status)))")
-            return PAM_MAXTRIES
-        }
-        let pin = try obtainPIN()
-        let outcome = try verifier.verify(pin, for: user)
         if let message = Messages.text(for: outcome) { call.tell(message) }
+        for line in Messages.logLines(for: outcome, subject: "\(user)") { call.pam.log(line.priority, line.text) }
         switch outcome {
         case .success:
             debug("PIN accepted for \(user)")
             return PAM_SUCCESS
-        case .incorrect(let after):
-            call.pam.log(LOG_NOTICE, "authentication failure for \(user): wrong PIN (\(describe(after)))")
-            if case .disabled = after { call.pam.log(LOG_WARNING, "PIN disabled for \(user) (\(describe(after)))") }
+        case .incorrect, .repeatedIncorrect:
             return PAM_AUTH_ERR
-        case .repeatedIncorrect:
-            call.pam.log(LOG_NOTICE, "authentication failure for \(user): repeated wrong PIN, not counted")
-            return PAM_AUTH_ERR
-        case .locked(let now):
-            call.pam.log(LOG_NOTICE, "refused \(user): PIN locked (\(describe(now)))")
+        case .locked:
             return PAM_MAXTRIES
         case .notEnrolled:
-            return configuration.noPIN == .ignore ? PAM_IGNORE : PAM_AUTH_ERR
+            return try withoutPIN(user, known: true, pin: entered)
         }
     }
 
     /// A user without a PIN (or an unknown account): PAM_IGNORE at once with `nopin=ignore`;
     /// with `nopin=fail`, the same prompt and argon2 time as a real check, then failure.
-    private func withoutPIN(_ user: UserName, known: Bool, verifier: PINVerifier) throws -> Int32 {
-        let unknownCode = known ? PAM_AUTH_ERR : PAM_USER_UNKNOWN
+    /// `pin` is the PIN already entered, if the PIN vanished between prompt and check.
+    private func withoutPIN(_ user: UserName, known: Bool, pin: SecretBytes?) throws -> Int32 {
         guard call.configuration.noPIN == .fail else {
             debug("\(user) has no PIN\(known ? "" : " (unknown account)"); ignoring")
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
-        let pin = try obtainPIN()
-        try verifier.spendEquivalentTime(pin, user: user, pepper: try call.store.pepper())
+        let verifier = PINVerifier(store: call.store)
+        if pin == nil { try verifier.spendEquivalentTime(try obtainPIN(), user: user) }
         // Say what a first wrong PIN of an enrolled user would say: no enumeration by message.
         var firstFailure = LockoutRecord()
         firstFailure.failures = 1
@@ -66,7 +58,7 @@ struct Authentication {
         let status = call.configuration.lockout.status(of: firstFailure, at: verifier.clock.now())
         call.tell(Messages.text(for: .incorrect(status)) ?? "Incorrect PIN.")
         call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account")")
-        return unknownCode
+        return known ? PAM_AUTH_ERR : PAM_USER_UNKNOWN
     }
 
     /// The PIN from PAM_AUTHTOK (use_first_pass, try_first_pass) or from the conversation.
@@ -82,24 +74,10 @@ struct Authentication {
                 throw ModuleResult(code: PAM_AUTH_ERR, log: "use_first_pass: no PIN from an earlier module", priority: LOG_NOTICE)
             }
         }
-        do {
-            return try call.pam.promptPIN("PIN: ", format: configuration.format)
-        } catch SecureRoomError.malformedPIN(let digits) {
-            call.tell(Messages.malformed(digits: digits))
-            throw SecureRoomError.malformedPIN(digits: digits)
-        }
+        return try call.promptPIN("PIN: ")
     }
 
     private func debug(_ line: String) {
         if call.configuration.debug { call.pam.log(LOG_DEBUG, line) }
-    }
-}
-
-/// A compact description of a tally for log lines.
-func describe(_ status: LockoutStatus) -> String {
-    switch status {
-    case let .open(failures, _, left): return "\(failures) consecutive failures, \(left) before disabled"
-    case let .delayed(seconds, failures): return "\(failures) consecutive failures, delayed \(seconds) s"
-    case let .disabled(failures): return "disabled after \(failures) consecutive failures"
     }
 }

@@ -31,6 +31,7 @@ struct ModuleCall {
             for key in configuration.unknownKeys {
                 pam.log(LOG_WARNING, "ignoring unknown option \(UserName.quoted(key))")
             }
+            if geteuid() != 0 { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
             let made = ModuleCall(pam: pam, flags: flags, configuration: configuration,
                                   store: StateStore(configuration: configuration))
             call = made
@@ -39,6 +40,37 @@ struct ModuleCall {
             let result = ModuleResult(for: error, user: call?.currentUser)
             if let line = result.log { pam.log(result.priority, line) }
             return result.code
+        }
+    }
+
+    /// Options that only change this process's behaviour; every other option (the state,
+    /// the policy, `conf=` itself) is read by secureroom-helper from the config file.
+    private static let perCallOptions: Set<Substring> = [
+        "debug", "silent", "nodelay", "use_first_pass", "try_first_pass", "nopin", "helper",
+    ]
+
+    /// Without root the records are checked by secureroom-helper, which reads only
+    /// /etc/security/secureroom.conf; say so if module arguments try to set policy.
+    private static func warnAboutOptionsTheHelperIgnores(_ arguments: [String], pam: PAMHandle) {
+        let ignored = arguments.map { $0.prefix { $0 != "=" } }.filter { !perCallOptions.contains($0) }
+        guard !ignored.isEmpty else { return }
+        pam.log(LOG_WARNING, "running without root: secureroom-helper reads \(Configuration.defaultConfigPath) "
+                + "and ignores the module arguments \(ignored.joined(separator: ", "))")
+    }
+
+    /// Where PINs are checked: here as root, by secureroom-helper otherwise.
+    var authority: any PINAuthority { pinAuthority(for: store) }
+
+    /// Whether this process may read the root-only state itself.
+    var canReadState: Bool { geteuid() == 0 }
+
+    /// Prompts for a PIN of the configured form; tells the user when the input is not one.
+    func promptPIN(_ prompt: String) throws -> SecretBytes {
+        do {
+            return try pam.promptPIN(prompt, format: configuration.format)
+        } catch SecureRoomError.malformedPIN(let digits) {
+            tell(Messages.malformed(digits: digits))
+            throw SecureRoomError.malformedPIN(digits: digits)
         }
     }
 

@@ -10,31 +10,28 @@ struct PINChange {
     /// Runs pam_sm_chauthtok and returns its PAM code.
     func run() throws -> Int32 {
         let (user, uid) = try call.resolveUser()
-        guard let uid, !call.isExempt(uid),
-              let status = try PINVerifier(store: call.store).status(of: user)
-        else { return PAM_IGNORE }
+        guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
         if call.flags & Int32(bitPattern: UInt32(PAM_PRELIM_CHECK)) != 0 {
-            return PAM_SUCCESS
+            // Without root only the helper can tell whether there is a PIN; it will say so.
+            let hasNoPIN = call.canReadState ? try PINVerifier(store: call.store).status(of: user) == nil : false
+            return hasNoPIN ? PAM_IGNORE : PAM_SUCCESS
         }
-        guard status.allowsAttempt else {
-            call.tell(Messages.locked(status))
-            return PAM_MAXTRIES
-        }
-        let format = call.configuration.format
         let policy = PINPolicy(blocklist: try Blocklist.load(call.configuration.blocklist))
-        let current = try call.pam.promptPIN("Current PIN: ", format: format)
-        let outcome = try Enrollment(store: call.store).changePIN(for: user, current: current) {
-            let new = try call.pam.promptPIN("New PIN: ", format: format)
-            if let reason = policy.rejections(of: new).first {
-                throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PIN for \(user) rejected: \(reason)",
-                                   priority: LOG_NOTICE).telling(call, "PIN rejected: \(reason).")
+        let outcome: PINVerifier.Outcome
+        do {
+            outcome = try call.authority.change(user, current: { try call.promptPIN("Current PIN: ") }) {
+                let new = try call.promptPIN("New PIN: ")
+                if let reason = policy.rejections(of: new).first { throw SecureRoomError.pinRejected(reason.description) }
+                let again = try call.promptPIN("Retype new PIN: ")
+                guard new.constantTimeEquals(again) else {
+                    throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PINs for \(user) did not match",
+                                       priority: LOG_NOTICE).telling(call, "PINs do not match.")
+                }
+                return new
             }
-            let again = try call.pam.promptPIN("Retype new PIN: ", format: format)
-            guard new.constantTimeEquals(again) else {
-                throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PINs for \(user) did not match",
-                                   priority: LOG_NOTICE).telling(call, "PINs do not match.")
-            }
-            return new
+        } catch SecureRoomError.pinRejected(let reason) {
+            call.tell("PIN rejected: \(reason).")
+            throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PIN for \(user) rejected: \(reason)", priority: LOG_NOTICE)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         switch outcome {

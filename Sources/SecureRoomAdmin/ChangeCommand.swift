@@ -11,7 +11,13 @@ struct ChangeCommand: ParsableCommand {
         discussion: """
         The current PIN is checked exactly as at login: a wrong one counts toward the \
         lockout, and a locked PIN cannot be changed. USER defaults to the invoking user. \
-        With --stdin, three lines are read: current PIN, new PIN (no confirmation).
+        With --stdin, two lines are read: current PIN, new PIN (no confirmation).
+
+        Any user may change their own PIN: without root, the check and the change are \
+        made by the setuid secureroom-helper (helper= in the config file, default \
+        \(HelperProtocol.defaultPath)), which applies the policy in \
+        \(Configuration.defaultConfigPath) and ignores --dir and --config. Only root \
+        may name another user or use --allow-weak.
         """)
 
     @Argument(help: "The account (default: the invoking user).")
@@ -26,20 +32,27 @@ struct ChangeCommand: ParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() throws {
-        try requireRoot("change")
         try reportingFailures {
-            let name = try user ?? invokingUser()
-            let user = try existingUser(name)
+            let invoking = try invokingUser()
+            let user = try existingUser(user ?? invoking)
+            let asRoot = geteuid() == 0
+            if !asRoot {
+                if user.rawValue != invoking { try refuse("only root can change another user's PIN") }
+                if allowWeak { try refuse("--allow-weak needs root") }
+                if state.dir != nil || state.config != nil { try refuse("--dir and --config need root") }
+            }
             let store = try state.store()
             let configuration = store.configuration
-            let current = try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
-            let outcome = try Enrollment(store: store).changePIN(for: user, current: current) {
+            let outcome = try pinAuthority(for: store).change(user, current: {
+                try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
+            }, new: {
                 try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak)
-            }
-            SystemLog.open(identity: "secureroom")
+            })
+            // Without root the helper logs; as root this process does.
+            if asRoot { SystemLog.open(identity: "secureroom") }
             switch outcome {
             case .success:
-                SystemLog.notice("PIN changed for \(user)")
+                if asRoot { SystemLog.notice("PIN changed for \(user)") }
                 print("PIN changed for \(user).")
             case .notEnrolled:
                 throw SecureRoomError.notEnrolled(user: user.rawValue)
@@ -47,7 +60,7 @@ struct ChangeCommand: ParsableCommand {
                 printError(Messages.text(for: outcome) ?? "locked")
                 throw Exit.locked
             case .incorrect, .repeatedIncorrect:
-                SystemLog.warning("PIN change for \(user): wrong current PIN")
+                if asRoot { SystemLog.warning("PIN change for \(user): wrong current PIN") }
                 printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
                 throw Exit.wrongPIN
             }
@@ -55,7 +68,12 @@ struct ChangeCommand: ParsableCommand {
     }
 
     private func invokingUser() throws -> String {
-        guard let entry = getpwuid(getuid()) else { throw SecureRoomError.invalidUserName("uid \(getuid())") }
-        return String(cString: entry.pointee.pw_name)
+        guard let name = UserName.accountName(of: getuid()) else { throw SecureRoomError.invalidUserName("uid \(getuid())") }
+        return name
+    }
+
+    private func refuse(_ message: String) throws -> Never {
+        printError(message)
+        throw Exit.failure
     }
 }

@@ -41,6 +41,8 @@ public struct Configuration: Sendable {
     public var tryFirstPass = false
     /// Blocklist for new PINs (`blocklist=builtin|none|PATH`).
     public var blocklist = "builtin"
+    /// The setuid helper run for callers without root (`helper=`).
+    public var helperPath = HelperProtocol.defaultPath
 
     /// Keys that were not recognised (reported, not fatal).
     public private(set) var unknownKeys: [String] = []
@@ -144,6 +146,7 @@ public struct Configuration: Sendable {
             }
             noPIN = action
         case "blocklist": blocklist = try required()
+        case "helper": helperPath = try path()
         default: unknownKeys.append(String(key))
         }
     }

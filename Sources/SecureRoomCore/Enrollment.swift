@@ -1,5 +1,5 @@
 /// Setting, changing and removing PINs, and resetting tallies: the operations behind
-/// `secureroom set/change/reset` and `pam_sm_chauthtok`.
+/// `secureroom set/reset`, and the last step of a PIN change (`PINAuthority.change`).
 public struct Enrollment {
     /// The state.
     public let store: StateStore
@@ -26,16 +26,6 @@ public struct Enrollment {
             try store.write(record)
             try store.write(LockoutRecord(), for: user)
         }
-    }
-
-    /// Checks `current` under the lockout rules; only if it is right, asks `newPIN` for
-    /// the replacement (which may throw to abandon the change) and sets it. Returns the
-    /// outcome of the check: the PIN changed only if it is `.success`.
-    public func changePIN(for user: UserName, current: SecretBytes,
-                          newPIN: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
-        let outcome = try PINVerifier(store: store, clock: clock).verify(current, for: user)
-        if case .success = outcome { try setPIN(try newPIN(), for: user) }
-        return outcome
     }
 
     /// Clears the user's tally (an administrator's unlock). Keeps `last-success`.

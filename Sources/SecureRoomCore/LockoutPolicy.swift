@@ -120,6 +120,17 @@ public enum LockoutStatus: Equatable, Sendable {
     }
 }
 
+extension LockoutStatus: CustomStringConvertible {
+    /// A compact description for log lines.
+    public var description: String {
+        switch self {
+        case let .open(failures, _, left): return "\(failures) consecutive failures, \(left) before disabled"
+        case let .delayed(seconds, failures): return "\(failures) consecutive failures, delayed \(seconds) s"
+        case let .disabled(failures): return "disabled after \(failures) consecutive failures"
+        }
+    }
+}
+
 /// Human-readable durations: "1-minute", "4 min 10 s", "1 h".
 public enum DurationText {
     /// "4 min 10 s", "1 h 5 min", "30 s".

@@ -1,6 +1,26 @@
-/// What a person is told after a PIN check, in the voice of a lock screen. Shared by
-/// the PAM module (through the conversation) and the admin tool (on the terminal).
+import Glibc
+
+/// What a person is told after a PIN check, in the voice of a lock screen, and what the
+/// system log says about it. Shared by the PAM module (through the conversation), the
+/// admin tool (on the terminal) and secureroom-helper, so there is one vocabulary.
 public enum Messages {
+    /// The syslog lines (priority, text) for a check's outcome; `subject` names the user.
+    /// Never contains a PIN.
+    public static func logLines(for outcome: PINVerifier.Outcome, subject: String) -> [(priority: Int32, text: String)] {
+        switch outcome {
+        case .success, .notEnrolled:
+            return []
+        case .incorrect(let after):
+            let failure = (LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))")
+            guard case .disabled = after else { return [failure] }
+            return [failure, (LOG_WARNING, "PIN disabled for \(subject) (\(after))")]
+        case .repeatedIncorrect:
+            return [(LOG_NOTICE, "authentication failure for \(subject): repeated wrong PIN, not counted")]
+        case .locked(let now):
+            return [(LOG_NOTICE, "refused \(subject): PIN locked (\(now))")]
+        }
+    }
+
     /// The message for a check's outcome; nil for success and for users without a PIN.
     public static func text(for outcome: PINVerifier.Outcome) -> String? {
         switch outcome {

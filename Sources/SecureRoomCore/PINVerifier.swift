@@ -11,8 +11,9 @@
 public struct PINVerifier {
     /// The outcome of one check.
     public enum Outcome {
-        /// Right PIN; `master` is the argon2 output (for deriving further keys).
-        case success(master: SecretBytes)
+        /// Right PIN; `master` is the argon2 output (for deriving further keys), nil when
+        /// the check ran in secureroom-helper.
+        case success(master: SecretBytes?)
         /// Wrong PIN; the tally now stands at `status`.
         case incorrect(LockoutStatus)
         /// A wrong PIN already counted in this run; nothing was counted again.
@@ -44,12 +45,15 @@ public struct PINVerifier {
     }
 
     /// Checks `pin` for `user` as described above.
+    ///
+    /// Callers that prompt should use `check(_:pin:)`, which refuses a locked PIN and
+    /// skips a user without one before asking.
     public func verify(_ pin: SecretBytes, for user: UserName) throws -> Outcome {
         let pepper = try store.pepper()
         let policy = store.configuration.lockout
         return try store.withExclusiveLock(for: user) {
             guard let credential = try store.credential(for: user) else {
-                try spendEquivalentTime(pin, user: user, pepper: pepper)
+                try spendEquivalentTime(pin, user: user)
                 return .notEnrolled
             }
             var tally = try store.lockout(for: user)
@@ -82,11 +86,12 @@ public struct PINVerifier {
         }
     }
 
-    /// Runs argon2 with the default parameters on a random salt, so a user without a PIN
-    /// (or an unknown user) costs the same time as a wrong PIN.
-    public func spendEquivalentTime(_ pin: SecretBytes, user: UserName, pepper: Pepper) throws {
+    /// Runs argon2 with the configured parameters on a random salt and a random pepper,
+    /// so a user without a PIN (or an unknown user) costs the same time as a wrong PIN.
+    /// Needs no access to the state, so an unprivileged caller can do it too.
+    public func spendEquivalentTime(_ pin: SecretBytes, user: UserName) throws {
         argon2Observer?()
-        _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: pepper,
+        _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
                                parameters: store.configuration.kdf)
     }
 }

@@ -24,6 +24,12 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case notEnrolled(user: String)
     /// The operation needs a state directory that does not exist yet, but it does.
     case alreadyInitialized(path: String)
+    /// A new PIN the policy refuses (or, from secureroom-helper, any PIN it would not take).
+    case pinRejected(String)
+    /// secureroom-helper is missing, not setuid root, or could not use the state.
+    case helperFailed(String)
+    /// secureroom-helper refused the request (another account, a terminal on stdin, ...).
+    case helperRefused(String)
 }
 
 extension SecureRoomError: CustomStringConvertible {
@@ -42,6 +48,9 @@ extension SecureRoomError: CustomStringConvertible {
         case let .malformedPIN(digits): return "the PIN must be exactly \(digits) digits (0-9)"
         case let .notEnrolled(user): return "\(user) has no PIN"
         case let .alreadyInitialized(path): return "\(path) is already initialized"
+        case let .pinRejected(reason): return "PIN rejected: \(reason)"
+        case let .helperFailed(message): return message
+        case let .helperRefused(reason): return "secureroom-helper refused: \(reason)"
         }
     }
 }

@@ -40,6 +40,16 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
         return entry.pw_uid
     }
 
+    /// The name of the account with `uid` (getpwuid_r), or nil if there is none.
+    public static func accountName(of uid: uid_t) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name
+        else { return nil }
+        return String(cString: name)
+    }
+
     private static func isPortable(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),

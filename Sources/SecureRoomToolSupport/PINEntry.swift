@@ -32,7 +32,8 @@ public enum PINEntry {
 
     /// One line from standard input (without its newline) as a PIN of `format`.
     /// Reads byte by byte into a wiped buffer, so nothing past the line is consumed and
-    /// no Swift `String` ever holds the PIN. Longer lines are refused unread.
+    /// no Swift `String` ever holds the PIN. Longer lines, and lines with a NUL byte, are
+    /// refused unread.
     public static func readLine(format: PINFormat) throws -> SecretBytes {
         let buffer = SecretBytes(count: PINFormat.maximumInputLength + 1)
         var length = 0
@@ -45,7 +46,8 @@ public enum PINEntry {
                 if count <= 0 { break }
                 sawAnything = true
                 if byte == UInt8(ascii: "\n") { break }
-                guard length < PINFormat.maximumInputLength else {
+                // A NUL would end the PIN early in C; here it is simply not a digit.
+                guard byte != 0, length < PINFormat.maximumInputLength else {
                     byte = 0
                     throw SecureRoomError.malformedPIN(digits: format.digits)
                 }

@@ -15,4 +15,10 @@ public enum SystemLog {
 
     /// Logs a warning (failed checks, refusals).
     public static func warning(_ message: String) { sr_syslog(LOG_WARNING, message) }
+
+    /// Logs an error (state that cannot be used).
+    public static func error(_ message: String) { sr_syslog(LOG_ERR, message) }
+
+    /// Logs `message` at `priority`.
+    public static func log(_ priority: Int32, _ message: String) { sr_syslog(priority, message) }
 }

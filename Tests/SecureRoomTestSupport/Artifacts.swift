@@ -20,10 +20,12 @@ public enum Artifacts {
     public static let cli = releaseDirectory + "/secureroom"
     /// The pam_start_confdir driver.
     public static let driver = releaseDirectory + "/secureroom-pam-driver"
+    /// The setuid helper (built without the setuid bit; tests install a copy).
+    public static let helper = releaseDirectory + "/secureroom-helper"
 
     /// Throws with a clear message if `scripts/build` has not been run.
     public static func require() throws {
-        for path in [module, cli, driver] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
+        for path in [module, cli, driver, helper] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
             throw ArtifactMissing(path: path)
         }
     }

@@ -13,10 +13,11 @@ public struct ProcessResult {
     public var lines: [String] { output.split(separator: "\n").map(String.init) }
 }
 
-/// Runs `executable` with `arguments`, feeding `input` to standard input.
+/// Runs `executable` with `arguments`, feeding `input` to standard input (or giving it
+/// `standardInput` instead, such as a terminal).
 @discardableResult
 public func runProgram(_ executable: String, _ arguments: [String], input: String = "",
-                environment: [String: String] = [:]) throws -> ProcessResult {
+                       environment: [String: String] = [:], standardInput: FileHandle? = nil) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -25,7 +26,7 @@ public func runProgram(_ executable: String, _ arguments: [String], input: Strin
     for (key, value) in environment { env[key] = value }
     process.environment = env
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-    process.standardInput = stdin
+    process.standardInput = standardInput ?? stdin
     process.standardOutput = stdout
     process.standardError = stderr
     signal(SIGPIPE, SIG_IGN) // a child may exit without reading its input

@@ -7,6 +7,8 @@
 #define CSECUREROOM_SYSTEM_H
 
 #include <stddef.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/types.h>
 #include <sys/stat.h>
 
@@ -31,8 +33,30 @@ size_t sr_termios_size(void);
 /* syslog(3) with a fixed "%s" format. */
 void sr_syslog(int priority, const char *message);
 
-/* S_ISREG / S_ISDIR / S_ISLNK are macros. */
+/* S_ISREG / S_ISDIR / S_ISFIFO / S_ISSOCK are macros. */
 int sr_s_isreg(mode_t m);
 int sr_s_isdir(mode_t m);
+int sr_s_isfifo(mode_t m);
+int sr_s_issock(mode_t m);
+
+/* posix_spawn_file_actions_addclosefrom_np(3): a GNU extension Swift does not import. */
+int sr_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from);
+
+/* posix_spawnattr_t that starts the child with no blocked signals. */
+int sr_spawnattr_unblock_signals(posix_spawnattr_t *attributes);
+
+/* Set SIGCHLD to SIG_DFL so waitpid(2) can reap our child, saving the host's action;
+ * restore it afterwards (pam_unix does the same around unix_chkpwd). */
+int sr_sigchld_default(struct sigaction *saved);
+int sr_sigchld_restore(const struct sigaction *saved);
+
+/* setresuid(2) and friends (declared only with _GNU_SOURCE). */
+int sr_setresuid(uid_t real, uid_t effective, uid_t saved);
+int sr_setresgid(gid_t real, gid_t effective, gid_t saved);
+int sr_getresuid(uid_t *real, uid_t *effective, uid_t *saved);
+
+/* The wait(2) status macros. */
+int sr_wifexited(int status);
+int sr_wexitstatus(int status);
 
 #endif

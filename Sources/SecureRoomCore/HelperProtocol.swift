@@ -1,0 +1,131 @@
+/// The conversation between `secureroom-helper` and its callers (docs/SECURITY.md §3).
+///
+///     secureroom-helper verify USER        secureroom-helper change USER
+///
+/// standard input and output are one pipe or socket pair. The helper answers with one line:
+/// `ready` if the PIN(s) should follow, or a final reply (`HelperReply`) at once when no
+/// check can happen (no PIN, locked, refused). After `ready` the caller writes the PIN,
+/// newline (for `change`: current PIN, newline, new PIN, newline) and the helper answers
+/// with a final reply. The exit status repeats the final reply's kind.
+public enum HelperProtocol {
+    /// Where `scripts/install` puts the helper (`helper=` overrides it).
+    public static let defaultPath = "/usr/sbin/secureroom-helper"
+    /// The line that asks for the PIN(s).
+    public static let readyLine = "ready"
+    /// The longest reply line a caller reads.
+    public static let maximumReplyLength = 512
+
+    /// The closed set of requests.
+    public enum Request: String, CaseIterable, Sendable {
+        /// Check the caller's own PIN.
+        case verify
+        /// Change the caller's own PIN (current, then new).
+        case change
+
+        /// How many PIN lines follow `ready`.
+        public var pinCount: Int { self == .verify ? 1 : 2 }
+    }
+
+    /// The helper's exit statuses (documented in secureroom-helper(8), README "Files").
+    public enum ExitStatus: Int32, Sendable {
+        /// Right PIN (for `change`: and the new PIN is set).
+        case success = 0
+        /// The state could not be used; details are in the system log.
+        case failure = 1
+        /// Wrong PIN (counted, or a repeat of one already counted).
+        case wrongPIN = 2
+        /// Delayed or disabled: refused without reading a PIN.
+        case locked = 3
+        /// The caller has no PIN.
+        case notEnrolled = 4
+        /// The request itself was refused (usage, another account, a terminal on stdin).
+        case refused = 5
+        /// A PIN of the wrong form, or (for `change`) a new PIN the policy refuses.
+        case unacceptablePIN = 6
+    }
+}
+
+/// The helper's final answer to one request.
+public enum HelperReply {
+    /// The check's outcome (`success` carries no key material yet).
+    case checked(PINVerifier.Outcome)
+    /// A PIN of the wrong form, or a new PIN the policy refuses; nothing was counted or changed.
+    case rejected(String)
+    /// The request was refused; nothing was read or counted.
+    case refused(String)
+    /// The helper could not use the state.
+    case failed
+
+    /// The exit status that goes with this reply.
+    public var exitStatus: HelperProtocol.ExitStatus {
+        switch self {
+        case .checked(.success): return .success
+        case .checked(.incorrect), .checked(.repeatedIncorrect): return .wrongPIN
+        case .checked(.locked): return .locked
+        case .checked(.notEnrolled): return .notEnrolled
+        case .rejected: return .unacceptablePIN
+        case .refused: return .refused
+        case .failed: return .failure
+        }
+    }
+
+    /// The reply as one line (no newline). Reasons are reduced to printable ASCII.
+    public var line: String {
+        switch self {
+        case .checked(.success): return "success"
+        case .checked(.incorrect(let status)): return "incorrect " + Self.encode(status)
+        case .checked(.repeatedIncorrect(let status)): return "repeated " + Self.encode(status)
+        case .checked(.locked(let status)): return "locked " + Self.encode(status)
+        case .checked(.notEnrolled): return "not-enrolled"
+        case .rejected(let reason): return "rejected " + Self.printable(reason)
+        case .refused(let reason): return "refused " + Self.printable(reason)
+        case .failed: return "error"
+        }
+    }
+
+    /// Parses a reply line; nil if it is not one.
+    public init?(line: Substring) {
+        let words = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+        let rest = words.count > 1 ? words[1] : ""
+        switch (words.first ?? "", words.count) {
+        case ("success", 1): self = .checked(.success(master: nil))
+        case ("not-enrolled", 1): self = .checked(.notEnrolled)
+        case ("error", 1): self = .failed
+        case ("incorrect", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.incorrect(status))
+        case ("repeated", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.repeatedIncorrect(status))
+        case ("locked", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.locked(status))
+        case ("rejected", 2): self = .rejected(Self.printable(rest))
+        case ("refused", 2): self = .refused(Self.printable(rest))
+        default: return nil
+        }
+    }
+
+    /// `open FAILURES LEFT NEXT-ATTEMPTS NEXT-DELAY` (0 0 for no next delay),
+    /// `delayed SECONDS FAILURES`, or `disabled FAILURES`.
+    static func encode(_ status: LockoutStatus) -> String {
+        switch status {
+        case let .open(failures, next, left): return "open \(failures) \(left) \(next?.attempts ?? 0) \(next?.delay ?? 0)"
+        case let .delayed(seconds, failures): return "delayed \(seconds) \(failures)"
+        case let .disabled(failures): return "disabled \(failures)"
+        }
+    }
+
+    static func decode(_ text: Substring) -> LockoutStatus? {
+        let words = text.split(separator: " ", omittingEmptySubsequences: false)
+        let numbers = words.dropFirst().map { RecordText.decimal($0, as: Int.self) }
+        guard !numbers.contains(where: { $0 == nil }) else { return nil }
+        let values = numbers.compactMap { $0 }
+        switch (words.first ?? "", values.count) {
+        case ("open", 4):
+            let next = values[2] > 0 ? NextDelay(attempts: values[2], delay: Int64(values[3])) : nil
+            return .open(failures: values[0], untilDelay: next, untilDisabled: values[1])
+        case ("delayed", 2): return .delayed(seconds: Int64(values[0]), failures: values[1])
+        case ("disabled", 1): return .disabled(failures: values[0])
+        default: return nil
+        }
+    }
+
+    private static func printable<S: StringProtocol>(_ text: S) -> String {
+        String(text.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+    }
+}

@@ -1,0 +1,57 @@
+import Glibc
+
+/// Where a PIN is checked or changed: in this process when it may read the root-only
+/// state (`LocalPINAuthority`), or by the setuid `secureroom-helper` for anyone else
+/// (`HelperClient`). The PAM module and the admin tool pick one with `forCaller` and
+/// then run the same code for both.
+///
+/// Both ask for PINs through closures, and only when a check can happen: a user without
+/// a PIN, or whose PIN is delayed or disabled, is answered without prompting.
+public protocol PINAuthority {
+    /// Checks `user`'s PIN under the lockout rules, calling `pin` for it only if the
+    /// user has a PIN that may be tried now.
+    func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome
+
+    /// Changes `user`'s PIN: `current` is checked exactly like `check` (it counts toward
+    /// the lockout), then `new` (which applies the policy and may throw to abandon the
+    /// change) becomes the PIN. The PIN changed only if the outcome is `.success`.
+    func change(_ user: UserName, current: () throws -> SecretBytes,
+                new: () throws -> SecretBytes) throws -> PINVerifier.Outcome
+}
+
+/// The authority for a caller with this process's privileges: the state itself when
+/// the effective uid is root, otherwise the helper named by `helper=`.
+public func pinAuthority(for store: StateStore) -> any PINAuthority {
+    geteuid() == 0 ? LocalPINAuthority(store: store) : HelperClient(path: store.configuration.helperPath)
+}
+
+/// Checks and changes PINs on the state directly (root only).
+public struct LocalPINAuthority: PINAuthority {
+    /// The state.
+    public let store: StateStore
+    /// The time source.
+    public let clock: any Clock
+
+    /// An authority over `store`.
+    public init(store: StateStore, clock: any Clock = SystemClock()) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// See `PINAuthority.check`. The first look at the tally takes no lock; `verify`
+    /// looks again under the lock, and that answer is the one that counts.
+    public func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
+        let verifier = PINVerifier(store: store, clock: clock)
+        guard let status = try verifier.status(of: user) else { return .notEnrolled }
+        guard status.allowsAttempt else { return .locked(status) }
+        return try verifier.verify(try pin(), for: user)
+    }
+
+    /// See `PINAuthority.change`.
+    public func change(_ user: UserName, current: () throws -> SecretBytes,
+                       new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
+        let outcome = try check(user, pin: current)
+        if case .success = outcome { try Enrollment(store: store, clock: clock).setPIN(try new(), for: user) }
+        return outcome
+    }
+}

@@ -1,0 +1,87 @@
+import CSecureRoomHelperStartup
+import CSecureRoomSystem
+import Glibc
+import SecureRoomCore
+import SecureRoomToolSupport
+
+/// secureroom-helper, installed setuid root: lets a caller without root (a screen
+/// locker, `secureroom change` run by a user) check or change **its own** PIN, under
+/// the same lockout as the PAM module, because the code is the same (LocalPINAuthority).
+///
+/// What it does, in this order, and nothing else (docs/SECURITY.md §3):
+/// 0. before Swift starts (startup.c): empty environment, /dev/null on closed 0-2, no
+///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
+/// 1. the request is exactly `verify USER` or `change USER`;
+/// 2. the caller is not root (root reads the state itself);
+/// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
+/// 4. it really runs with effective uid 0;
+/// 5. standard input and output are a pipe or socket (never a terminal, file or /dev/null);
+/// 6. the options come from /etc/security/secureroom.conf only — never from the caller;
+/// 7. the request runs (HelperSession): status, `ready`, PIN(s), the checked outcome;
+/// 8. privileges are dropped for good, then the reply is written and it exits.
+enum HelperMain {
+    /// Runs one request and returns the exit status.
+    static func run(arguments: [String]) -> HelperProtocol.ExitStatus {
+        signal(SIGPIPE, SIG_IGN)
+        SystemLog.open(identity: "secureroom-helper")
+        let caller = getuid()
+        let reply = serve(arguments: arguments, caller: caller)
+        guard dropPrivileges() else {
+            SystemLog.error("cannot drop privileges (uid \(caller)); exiting")
+            return .failure
+        }
+        writeToCaller(reply.line)
+        return reply.exitStatus
+    }
+
+    /// Steps 1-7; every error becomes a reply here, and every refusal a log line.
+    private static func serve(arguments: [String], caller: uid_t) -> HelperReply {
+        do {
+            let invocation = try HelperInvocation(arguments: arguments, caller: caller)
+            guard geteuid() == 0 else {
+                SystemLog.error("not running as root: install secureroom-helper setuid root (mode 4755)")
+                return .failed
+            }
+            try requireChannel()
+            let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
+            return .checked(try HelperSession(invocation: invocation, store: StateStore(configuration: configuration)).run())
+        } catch let refusal as HelperRefusal {
+            SystemLog.warning("refused uid \(caller): \(refusal.detail)")
+            return .refused(refusal.reason)
+        } catch SecureRoomError.malformedPIN(let digits) {
+            return .rejected("the PIN must be exactly \(digits) digits (0-9)")
+        } catch SecureRoomError.pinRejected(let reason) {
+            return .rejected(reason)
+        } catch PINEntry.Failure.endOfInput {
+            return .refused("no PIN on standard input")
+        } catch {
+            SystemLog.error("\(error) (uid \(caller))")
+            return .failed
+        }
+    }
+
+    /// Step 5: the PIN comes from a pipe or socket and the reply goes back the same way
+    /// (a descriptor closed at exec is /dev/null by now, and refused here).
+    private static func requireChannel() throws {
+        guard sr_helper_startup_ran() == 1 else { throw SecureRoomError.helperFailed("startup sanitising did not run") }
+        guard isatty(STDIN_FILENO) == 0 else {
+            throw HelperRefusal("standard input is a terminal; the PIN must come from a pipe")
+        }
+        for (descriptor, name) in [(STDIN_FILENO, "input"), (STDOUT_FILENO, "output")] {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, sr_s_isfifo(info.st_mode) != 0 || sr_s_issock(info.st_mode) != 0 else {
+                throw HelperRefusal("standard \(name) is not a pipe or socket")
+            }
+        }
+    }
+
+    /// Step 8: real uid and gid everywhere, checked, with no way back to root.
+    private static func dropPrivileges() -> Bool {
+        let uid = getuid()
+        let gid = getgid()
+        guard sr_setresgid(gid, gid, gid) == 0, sr_setresuid(uid, uid, uid) == 0 else { return false }
+        var real: uid_t = 0, effective: uid_t = 0, saved: uid_t = 0
+        guard sr_getresuid(&real, &effective, &saved) == 0, real == uid, effective == uid, saved == uid else { return false }
+        return uid == 0 || setuid(0) != 0
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// The module in a PAM client that runs without root (a screen locker's situation):
+/// it hands the check to the setuid helper, and the lockout is the one root callers get.
+/// The caller is uid 1 ("daemon"), in a private mount namespace (UnprivilegedStage).
+final class UnprivilegedPAMTests: XCTestCase {
+    let user = "daemon", uid: UInt32 = 1
+    let pin = "7391"
+
+    private func stage(_ configuration: String = Sandbox.fastKDF, probeArguments: String = "") throws -> UnprivilegedStage {
+        let stage = try UnprivilegedStage(sandbox: try Sandbox.enrolled(user, pin: pin, configuration: configuration))
+        try stage.probeService(arguments: probeArguments)
+        return stage
+    }
+
+    func testRightPINPassesThroughTheHelper() throws {
+        let stage = try stage()
+        let result = try stage.pam(as: uid, user: user, responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.success, result.process.output + result.process.errorOutput)
+        XCTAssertEqual(result.prompts, ["PIN: "])
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0)
+    }
+
+    func testWrongPINFailsAndCounts() throws {
+        let stage = try stage()
+        let result = try stage.pam(as: uid, user: user, responses: ["1357"])
+        XCTAssertEqual(result.code, PAMCode.authError)
+        XCTAssertEqual(result.errors, ["Incorrect PIN. 4 attempts left before a 1-minute delay."])
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 1)
+        XCTAssertTrue(stage.logLines().contains { $0.contains("secureroom-helper") && $0.contains("authentication failure for daemon (uid 1): wrong PIN") },
+                      "\(stage.logLines())")
+    }
+
+    /// The same attempts, once by root (in-process check) and once by uid 1 (helper):
+    /// identical codes, prompts and messages, and the same tally afterwards.
+    func testLockoutIsTheSameAsForRootCallers() throws {
+        let configuration = Sandbox.fastKDF + "deny = 3\nschedule =\n"
+        let attempts = ["1357", "1357", "2468", "8024", pin]
+        let privileged = try Sandbox.enrolled(user, pin: pin, configuration: configuration)
+        let unprivileged = try stage(configuration)
+        var rootTranscripts: [[String]] = [], userTranscripts: [[String]] = []
+        for attempt in attempts {
+            let asRoot = try privileged.pam(user: user, responses: [attempt])
+            let asUser = try unprivileged.pam(as: uid, user: user, responses: [attempt])
+            rootTranscripts.append(["\(asRoot.code)"] + asRoot.prompts + asRoot.errors)
+            userTranscripts.append(["\(asUser.code)"] + asUser.prompts + asUser.errors)
+        }
+        XCTAssertEqual(userTranscripts, rootTranscripts)
+        // 1357 counted once; after three distinct wrong PINs the right one is refused unasked.
+        XCTAssertEqual(userTranscripts[1], ["\(PAMCode.authError)", "PIN: ",
+                                            "Incorrect PIN (already tried; not counted again). 2 attempts left before the PIN is disabled."])
+        XCTAssertEqual(userTranscripts[4], ["\(PAMCode.maxTries)", "PIN disabled after 3 failed attempts; ask an administrator."])
+        XCTAssertEqual(try unprivileged.sandbox.status(user)["failures"] as? Int, 3)
+        XCTAssertEqual(try privileged.status(user)["failures"] as? Int, 3)
+    }
+
+    func testAnotherUsersPINIsRefusedLoggedAndNotCounted() throws {
+        let stage = try stage()
+        try stage.sandbox.enrol("bin", pin: "5826")
+        let result = try stage.pam(as: uid, user: "bin", responses: ["5826"])
+        XCTAssertEqual(result.code, PAMCode.authError)
+        XCTAssertEqual(try stage.sandbox.status("bin")["failures"] as? Int, 0)
+        XCTAssertTrue(stage.logLines().contains { $0.contains("refused uid 1: asked to verify the PIN of \"bin\", not its own account") },
+                      "\(stage.logLines())")
+    }
+
+    func testUserWithoutPINIsIgnoredWithoutPrompt() throws {
+        let stage = try stage()
+        let result = try stage.pam(as: 2, user: "bin", responses: [])
+        XCTAssertEqual(result.code, PAMCode.credentialExpired, "PAM_IGNORE falls through to pam_debug")
+        XCTAssertEqual(result.prompts, [])
+    }
+
+    func testLockedPINIsRefusedWithoutPrompt() throws {
+        let stage = try stage(Sandbox.fastKDF + "deny = 1\n")
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: ["1357"]).code, PAMCode.authError)
+        let locked = try stage.pam(as: uid, user: user, responses: [pin])
+        XCTAssertEqual(locked.code, PAMCode.maxTries)
+        XCTAssertEqual(locked.prompts, [])
+        XCTAssertEqual(locked.errors, ["PIN disabled after 1 failed attempts; ask an administrator."])
+    }
+
+    func testModuleArgumentsTheHelperIgnoresAreLogged() throws {
+        let stage = try stage(probeArguments: "deny=3 debug")
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertTrue(stage.logLines().contains { $0.contains("ignores the module arguments deny") }, "\(stage.logLines())")
+    }
+
+    func testMissingHelperIsAuthInfoUnavailable() throws {
+        let stage = try stage(probeArguments: "helper=/nonexistent/secureroom-helper")
+        let result = try stage.pam(as: uid, user: user, responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.authInfoUnavailable)
+        XCTAssertEqual(result.prompts, [])
+        XCTAssertTrue(stage.logLines().contains { $0.contains("cannot run /nonexistent/secureroom-helper") }, "\(stage.logLines())")
+    }
+
+    func testHelperWithoutSetuidBitIsReportedClearly() throws {
+        let stage = try stage()
+        try stage.probeService(arguments: "helper=\(stage.helperWithoutSetuidBit)")
+        let result = try stage.pam(as: uid, user: user, responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.authInfoUnavailable)
+        XCTAssertTrue(stage.logLines().contains { $0.contains("is not installed setuid root") }, "\(stage.logLines())")
+    }
+}

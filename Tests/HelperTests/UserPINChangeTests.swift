@@ -1,0 +1,70 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// A user changes their own PIN with `secureroom change`, which goes through the
+/// setuid helper when run without root; the policy and the lockout apply as for root.
+final class UserPINChangeTests: XCTestCase {
+    let user = "daemon", uid: UInt32 = 1
+    let pin = "7391", newPIN = "5826"
+
+    private func stage() throws -> UnprivilegedStage {
+        let stage = try UnprivilegedStage(sandbox: try Sandbox.enrolled(user, pin: pin))
+        try stage.probeService()
+        return stage
+    }
+
+    func testUserChangesOwnPINAndTheOldOneStopsWorking() throws {
+        let stage = try stage()
+        let result = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n\(newPIN)\n")
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertEqual(result.output, "PIN changed for daemon.\n")
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.authError)
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [newPIN]).code, PAMCode.success)
+        XCTAssertTrue(stage.logLines().contains { $0.contains("secureroom-helper") && $0.contains("PIN changed for daemon (uid 1)") },
+                      "\(stage.logLines())")
+    }
+
+    func testWrongCurrentPINCountsAndChangesNothing() throws {
+        let stage = try stage()
+        let result = try stage.cli(as: uid, ["change", "--stdin"], input: "1357\n\(newPIN)\n")
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.errorOutput, "secureroom: Incorrect PIN. 4 attempts left before a 1-minute delay.\n")
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 1)
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.success)
+    }
+
+    func testWeakNewPINIsRejectedBeforeAnyAttempt() throws {
+        let stage = try stage()
+        let result = try stage.cli(as: uid, ["change", "--stdin"], input: "1357\n1234\n")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.errorOutput.contains("PIN rejected"), result.errorOutput)
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0, "a refused change costs no attempt")
+        // The helper judges the new PIN itself, before the current one, whatever the client did.
+        let direct = try stage.helper(as: uid, ["change", user], input: "1357\n1234\n")
+        XCTAssertEqual(direct.status, 6)
+        XCTAssertEqual(direct.lines.last, "rejected on the list of commonly chosen PINs")
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0)
+    }
+
+    func testUserCannotChangeAnotherUsersPIN() throws {
+        let stage = try stage()
+        try stage.sandbox.enrol("bin", pin: "3719")
+        let result = try stage.cli(as: uid, ["change", "bin", "--stdin"], input: "3719\n\(newPIN)\n")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.errorOutput, "secureroom: only root can change another user's PIN\n")
+        let direct = try stage.helper(as: uid, ["change", "bin"], input: "3719\n\(newPIN)\n")
+        XCTAssertEqual(direct.status, 5)
+        XCTAssertEqual(try stage.sandbox.pam(user: "bin", responses: ["3719"]).code, PAMCode.success, "bin's PIN unchanged")
+        XCTAssertEqual(try stage.sandbox.status("bin")["failures"] as? Int, 0)
+    }
+
+    func testRootOnlyOptionsAreRefusedForUsers() throws {
+        let stage = try stage()
+        for arguments in [["change", "--allow-weak", "--stdin"], ["change", "--dir", "/tmp", "--stdin"]] {
+            let result = try stage.cli(as: uid, arguments, input: "\(pin)\n\(newPIN)\n")
+            XCTAssertEqual(result.status, 1, "\(arguments)")
+            XCTAssertTrue(result.errorOutput.contains("need"), result.errorOutput)
+        }
+    }
+}
