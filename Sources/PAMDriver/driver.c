@@ -2,7 +2,7 @@
  * secureroom-pam-driver — run PAM transactions through the real libpam for tests.
  *
  *   secureroom-pam-driver --confdir DIR --service NAME [--user NAME] [--silent]
- *                         OP [OP ...]          OP: auth | acct | chauthtok
+ *                         [--ignore-sigchld] OP [OP ...]     OP: auth | acct | chauthtok
  *
  * Loads the stack DIR/NAME with pam_start_confdir(3) (Linux-PAM >= 1.4), so no file
  * under /etc is used. Each conversation prompt is answered with the next line of
@@ -14,11 +14,15 @@
  *   info: TEXT          a PAM_TEXT_INFO
  *   fail-delay: USEC    the failure delay the stack asked for (not slept)
  *   result OP: CODE NAME
+ *   sigchld: ignored|default|handled   (with --ignore-sigchld: the action afterwards)
  *
- * and exits with the last operation's PAM code.
+ * and exits with the last operation's PAM code. --ignore-sigchld plays a host that
+ * sets SIGCHLD to SIG_IGN (children reaped by the kernel), which a module running a
+ * helper must cope with and leave as it found it.
  */
 #define _GNU_SOURCE
 #include <security/pam_appl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,7 +81,7 @@ static void record_delay(int status, unsigned int usec, void *data)
 int main(int argc, char **argv)
 {
     const char *confdir = NULL, *service = NULL, *user = NULL;
-    int flags = 0, first_op = argc;
+    int flags = 0, first_op = argc, ignore_sigchld = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--confdir") == 0 && i + 1 < argc)
             confdir = argv[++i];
@@ -87,15 +91,19 @@ int main(int argc, char **argv)
             user = argv[++i];
         else if (strcmp(argv[i], "--silent") == 0)
             flags |= PAM_SILENT;
+        else if (strcmp(argv[i], "--ignore-sigchld") == 0)
+            ignore_sigchld = 1;
         else {
             first_op = i;
             break;
         }
     }
     if (confdir == NULL || service == NULL || first_op >= argc) {
-        fprintf(stderr, "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] OP...\n", argv[0]);
+        fprintf(stderr, "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] [--ignore-sigchld] OP...\n", argv[0]);
         return 64;
     }
+    if (ignore_sigchld)
+        signal(SIGCHLD, SIG_IGN);
     struct pam_conv conversation = { converse, NULL };
     pam_handle_t *pamh = NULL;
     int code = pam_start_confdir(service, user, &conversation, confdir, &pamh);
@@ -120,5 +128,10 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     pam_end(pamh, code);
+    if (ignore_sigchld) {
+        struct sigaction after;
+        sigaction(SIGCHLD, NULL, &after);
+        printf("sigchld: %s\n", after.sa_handler == SIG_IGN ? "ignored" : after.sa_handler == SIG_DFL ? "default" : "handled");
+    }
     return code;
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomToolSupport
 
 /// `secureroom`: the administrator's tool for SecureRoom PINs.
 @main
@@ -31,4 +32,10 @@ struct SecureRoomCommand: ParsableCommand {
             StatusCommand.self, PolicyCommand.self,
         ]
     )
+
+    /// The entry point: no runtime crash handler (CrashHandlers), then the parser.
+    static func main() {
+        CrashHandlers.restoreDefaults()
+        main(nil)
+    }
 }

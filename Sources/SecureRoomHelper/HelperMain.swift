@@ -11,6 +11,7 @@ import SecureRoomToolSupport
 /// What it does, in this order, and nothing else (docs/SECURITY.md §3):
 /// 0. before Swift starts (startup.c): empty environment, /dev/null on closed 0-2, no
 ///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
+///    then no runtime crash handler (CrashHandlers);
 /// 1. the request is exactly `verify USER` or `change USER`;
 /// 2. the caller is not root (root reads the state itself);
 /// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
@@ -22,6 +23,7 @@ import SecureRoomToolSupport
 enum HelperMain {
     /// Runs one request and returns the exit status.
     static func run(arguments: [String]) -> HelperProtocol.ExitStatus {
+        CrashHandlers.restoreDefaults()
         signal(SIGPIPE, SIG_IGN)
         SystemLog.open(identity: "secureroom-helper")
         let caller = getuid()

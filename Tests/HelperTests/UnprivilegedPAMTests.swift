@@ -23,6 +23,17 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0)
     }
 
+    /// A host that ignores SIGCHLD (the kernel then reaps children, and waitpid fails):
+    /// the module still gets the helper's answer, and puts the host's action back.
+    func testHostIgnoringSIGCHLDStillGetsTheAnswer() throws {
+        let stage = try stage()
+        for (attempt, expected) in [(pin, PAMCode.success), ("1357", PAMCode.authError)] {
+            let result = try stage.pam(as: uid, user: user, responses: [attempt], driverOptions: ["--ignore-sigchld"])
+            XCTAssertEqual(result.code, expected, result.process.output)
+            XCTAssertTrue(result.process.lines.contains("sigchld: ignored"), result.process.output)
+        }
+    }
+
     func testWrongPINFailsAndCounts() throws {
         let stage = try stage()
         let result = try stage.pam(as: uid, user: user, responses: ["1357"])

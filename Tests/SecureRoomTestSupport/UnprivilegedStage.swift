@@ -157,9 +157,9 @@ public final class UnprivilegedStage {
 
     /// Runs the driver as `uid` for `service`, answering prompts with `responses`.
     public func pam(as uid: UInt32, _ service: String = "unprivileged", user: String, responses: [String] = [],
-                    operations: [String] = ["auth"]) throws -> PAMTranscript {
+                    operations: [String] = ["auth"], driverOptions: [String] = []) throws -> PAMTranscript {
         PAMTranscript(try run(as: uid, bin + "/secureroom-pam-driver",
-                              ["--confdir", sandbox.pamDirectory, "--service", service, "--user", user] + operations,
+                              ["--confdir", sandbox.pamDirectory, "--service", service, "--user", user] + driverOptions + operations,
                               input: responses.map { $0 + "\n" }.joined()))
     }
 
