@@ -67,6 +67,21 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(try privileged.status(user)["failures"] as? Int, 3)
     }
 
+    /// pam/screen-locker as shipped: the PIN, or else common-auth's password prompt.
+    func testScreenLockerExampleFallsThroughToThePassword() throws {
+        let stage = try stage()
+        let example = try String(contentsOfFile: Artifacts.root + "/pam/screen-locker", encoding: .utf8)
+        let lines = example.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
+        try stage.service("screen-locker", lines.map { $0.replacingOccurrences(of: "pam_secureroom.so", with: "MODULE") })
+        let right = try stage.pam(as: uid, "screen-locker", user: user, responses: [pin])
+        XCTAssertEqual(right.code, PAMCode.success)
+        XCTAssertEqual(right.prompts, ["PIN: "])
+        let wrong = try stage.pam(as: uid, "screen-locker", user: user, responses: ["1357", "not-the-password"])
+        XCTAssertEqual(wrong.code, PAMCode.authError)
+        XCTAssertEqual(wrong.prompts, ["PIN: ", "Password: "])
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 1)
+    }
+
     func testAnotherUsersPINIsRefusedLoggedAndNotCounted() throws {
         let stage = try stage()
         try stage.sandbox.enrol("bin", pin: "5826")
