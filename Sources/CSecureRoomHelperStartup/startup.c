@@ -23,6 +23,7 @@ extern char **environ;
 static int startup_ran;
 
 int sr_helper_startup_ran(void) { return startup_ran; }
+int sr_helper_make_nondumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 
 __attribute__((constructor(101)))
 static void sr_helper_sanitize(void)
@@ -40,16 +41,25 @@ static void sr_helper_sanitize(void)
         if (fcntl(fd, F_GETFD) == -1 && errno == EBADF && open("/dev/null", O_RDWR) != fd)
             _exit(1);
     }
-    /* Nothing else inherited stays open. */
-    if (close_range(3, ~0U, 0) != 0)
-        _exit(1);
+    /* Nothing else inherited stays open (close_range needs Linux 5.9; else one by one). */
+    if (close_range(3, ~0U, 0) != 0) {
+        long limit = sysconf(_SC_OPEN_MAX);
+        for (long fd = 3; fd < (limit > 0 ? limit : 65536); fd++)
+            close((int)fd);
+    }
 
     umask(077);
     /* No core dump, no ptrace by the caller: memory may hold a PIN or the pepper. */
     struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);
+    /* A caller's tiny RLIMIT_FSIZE would kill the helper (SIGXFSZ) in the middle of a
+     * record write: harmless for the record (temp + rename), but pointless. */
+    struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+    setrlimit(RLIMIT_FSIZE, &unlimited);
+    signal(SIGXFSZ, SIG_DFL);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-    /* A blocked signal mask is inherited across exec; start clean. */
+    /* A blocked signal mask is inherited across exec; start clean. (Ignored signals are
+     * inherited too; SIGXFSZ is reset above, and the helper sets the rest it uses.) */
     sigset_t all_unblocked;
     sigemptyset(&all_unblocked);
     sigprocmask(SIG_SETMASK, &all_unblocked, NULL);

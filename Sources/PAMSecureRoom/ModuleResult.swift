@@ -21,10 +21,12 @@ struct ModuleResult: Error {
 
     /// The mapping of every failure to a PAM return code (README "Return codes"):
     ///
-    /// - unsafe, missing or corrupt state, system or argon2 failures, a helper that cannot
-    ///   run or use the state: PAM_AUTHINFO_UNAVAIL
+    /// - unsafe, missing or corrupt state, system or argon2 failures, records locked by
+    ///   another process for too long, a helper that cannot run or use the state:
+    ///   PAM_AUTHINFO_UNAVAIL
     /// - a user name that cannot be a record name: PAM_USER_UNKNOWN
     /// - a bad option: PAM_SERVICE_ERR
+    /// - a PIN change overtaken by another change of the same PIN: PAM_AUTHTOK_ERR
     /// - a malformed PIN, a PIN the helper would not take, a request the helper refused
     ///   (another user's PIN): PAM_AUTH_ERR (nothing is checked against the record)
     init(for error: any Error, user: String?) {
@@ -34,7 +36,7 @@ struct ModuleResult: Error {
             self = result
         case let failure as SecureRoomError:
             switch failure {
-            case .insecure, .stateMissing, .corruptRecord, .system, .kdfFailure, .alreadyInitialized, .helperFailed:
+            case .insecure, .stateMissing, .corruptRecord, .system, .kdfFailure, .alreadyInitialized, .helperFailed, .busy:
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")
             case .invalidUserName:
                 self.init(code: PAM_USER_UNKNOWN, log: "\(failure)", priority: LOG_NOTICE)
@@ -44,6 +46,8 @@ struct ModuleResult: Error {
                 self.init(code: PAM_AUTH_ERR, log: "malformed PIN entered\(subject)", priority: LOG_NOTICE)
             case .pinRejected, .helperRefused:
                 self.init(code: PAM_AUTH_ERR, log: "\(failure)\(subject)", priority: LOG_NOTICE)
+            case .changedConcurrently:
+                self.init(code: PAM_AUTHTOK_ERR, log: "\(failure)", priority: LOG_NOTICE)
             case .notEnrolled:
                 self.init(code: PAM_IGNORE)
             }

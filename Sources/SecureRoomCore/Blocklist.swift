@@ -56,8 +56,9 @@ public struct Blocklist: Sendable {
         }
     }
 
-    /// Whether `pin` is on the list.
+    /// Whether `pin` is on the list. Compares in place: the PIN is never copied into an
+    /// array that would outlive this call unwiped.
     public func contains(_ pin: UnsafeRawBufferPointer) -> Bool {
-        entries.contains(Array(pin))
+        entries.contains { $0.elementsEqual(pin) }
     }
 }

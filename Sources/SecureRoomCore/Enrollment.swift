@@ -13,8 +13,11 @@ public struct Enrollment {
     }
 
     /// Gives `user` the PIN `pin` (already validated and policy-checked by the caller):
-    /// a new salt, the configured argon2 parameters, and a fresh tally.
-    public func setPIN(_ pin: SecretBytes, for user: UserName) throws {
+    /// a new salt, the configured argon2 parameters, and a fresh tally (keeping
+    /// `last-success`). With `replacing`, the write happens only if the user's credential
+    /// still has that salt — a PIN change must not overwrite an administrator's `set`,
+    /// `reset --remove-pin` or another change made since the current PIN was checked.
+    public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expectedSalt: [UInt8]? = nil) throws {
         let pepper = try store.pepper()
         let parameters = store.configuration.kdf
         let salt = try randomSalt()
@@ -23,8 +26,13 @@ public struct Enrollment {
         let record = CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
                                       digits: pin.count, created: clock.now().wallSeconds)
         try store.withExclusiveLock(for: user) {
+            if let expectedSalt, try store.credential(for: user)?.salt != expectedSalt {
+                throw SecureRoomError.changedConcurrently(user: user.rawValue)
+            }
+            var tally = LockoutRecord()
+            tally.lastSuccess = try store.lockout(for: user).lastSuccess
             try store.write(record)
-            try store.write(LockoutRecord(), for: user)
+            try store.write(tally, for: user)
         }
     }
 

@@ -9,7 +9,7 @@ public struct HelperClient: PINAuthority {
     /// The helper executable.
     public let path: String
     /// How long to wait for each reply line (the helper runs argon2 at most once).
-    public var replyTimeoutMilliseconds: Int32 = 120_000
+    static let replyTimeoutMilliseconds: Int32 = 120_000
 
     /// A client for the helper at `path`.
     public init(path: String) { self.path = path }
@@ -30,19 +30,19 @@ public struct HelperClient: PINAuthority {
                      pins: () throws -> [SecretBytes]) throws -> PINVerifier.Outcome {
         try checkInstallation()
         let process = try HelperProcess(path: path, arguments: [request.rawValue, user.rawValue],
-                                        timeoutMilliseconds: replyTimeoutMilliseconds)
+                                        timeoutMilliseconds: Self.replyTimeoutMilliseconds)
         var answer = try process.readLine()
         if answer == HelperProtocol.readyLine {
             do {
                 for secret in try pins() { try process.send(secret) }
             } catch {
-                process.abandon()
+                // End of input before the PINs: the helper checks nothing and exits.
+                process.finish()
                 throw error
             }
-            process.finishSending()
             answer = try process.readLine()
         }
-        let status = process.waitForExit()
+        let status = process.finish()
         guard let reply = HelperReply(line: Substring(answer)), reply.exitStatus.rawValue == status else {
             throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer)) with exit status \(status)")
         }
@@ -64,17 +64,24 @@ public struct HelperClient: PINAuthority {
     }
 }
 
-/// One running helper: its pid and our end of the socket pair. Replies are read with a
-/// timeout; the child is always reaped (killed first if it overstayed).
+/// One running helper: its pid and our end of the socket pair. Each reply is awaited
+/// until a deadline; the child is always reaped, and killed first if it overstays.
+///
+/// SIGCHLD: a host that ignores it would have the kernel reap the helper and lose its exit
+/// status, so the action is set to the default — only around the final `waitpid`, as
+/// pam_unix does around unix_chkpwd. The helper cannot exit before that: after its reply
+/// it waits for end of input, which `finish` sends only once SIGCHLD is ready.
 private final class HelperProcess {
     private let path: String
     private let pid: pid_t
     private var socket: Int32
     private let timeout: Int32
     private var pending: [UInt8] = []
-    private var savedChildAction = sigaction()
     private var timedOut = false
-    private var reaped = false
+    private var exitStatus: Int32?
+
+    /// How long `finish` waits for the helper to exit after end of input.
+    private static let exitPatienceMilliseconds: Int64 = 10_000
 
     init(path: String, arguments: [String], timeoutMilliseconds: Int32) throws {
         self.path = path
@@ -85,24 +92,19 @@ private final class HelperProcess {
         }
         socket = pair[0]
         defer { close(pair[1]) }
-        _ = sr_sigchld_default(&savedChildAction)
         var launched: pid_t = 0
         let result = Self.spawn(path: path, arguments: arguments, childEnd: pair[1], pid: &launched)
-        guard result == 0 else {
-            _ = sr_sigchld_restore(&savedChildAction)
+        guard result == 0, launched > 0 else {
             close(pair[0])
-            throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(result)))")
+            throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(result == 0 ? ECHILD : result)))")
         }
         pid = launched
     }
 
-    deinit {
-        _ = waitForExit()
-        if socket >= 0 { close(socket) }
-    }
+    deinit { finish() }
 
     /// posix_spawn with the socket as stdin and stdout, /dev/null as stderr, no other
-    /// descriptors, no blocked signals and an empty environment.
+    /// descriptors, no blocked signals and an empty environment. Returns 0 or an errno.
     private static func spawn(path: String, arguments: [String], childEnd: Int32, pid: inout pid_t) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -112,20 +114,30 @@ private final class HelperProcess {
             posix_spawn_file_actions_destroy(&actions)
             posix_spawnattr_destroy(&attributes)
         }
-        guard posix_spawn_file_actions_adddup2(&actions, childEnd, STDIN_FILENO) == 0,
-              posix_spawn_file_actions_adddup2(&actions, childEnd, STDOUT_FILENO) == 0,
-              posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0) == 0,
-              sr_spawn_addclosefrom(&actions, 3) == 0,
-              sr_spawnattr_unblock_signals(&attributes) == 0
-        else { return errno }
+        let setup = [
+            posix_spawn_file_actions_adddup2(&actions, childEnd, STDIN_FILENO),
+            posix_spawn_file_actions_adddup2(&actions, childEnd, STDOUT_FILENO),
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0),
+            sr_spawn_addclosefrom(&actions, 3),
+            sr_spawnattr_unblock_signals(&attributes) == 0 ? 0 : EINVAL,
+        ]
+        if let failure = setup.first(where: { $0 != 0 }) { return failure }
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var environment: [UnsafeMutablePointer<CChar>?] = [nil]
         return posix_spawn(&pid, path, &actions, &attributes, argv, &environment)
     }
 
-    /// The next reply line (without its newline); throws if none comes in time.
+    /// Milliseconds on the monotonic clock.
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    /// The next reply line (without its newline); throws if none comes before the deadline.
     func readLine() throws -> String {
+        let deadline = Self.now() + Int64(timeout)
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
@@ -135,8 +147,9 @@ private final class HelperProcess {
             guard pending.count < HelperProtocol.maximumReplyLength else {
                 throw SecureRoomError.helperFailed("\(path) sent an overlong reply")
             }
+            let remaining = deadline - Self.now()
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, timeout)
+            let ready = remaining > 0 ? poll(&descriptor, 1, Int32(remaining)) : 0
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else {
                 timedOut = true
@@ -171,27 +184,31 @@ private final class HelperProcess {
         }
     }
 
-    /// Tells the helper no more input follows.
-    func finishSending() { _ = shutdown(socket, Int32(SHUT_WR)) }
-
-    /// Gives up on the request: the helper reads end of input and exits without a check.
-    func abandon() {
-        close(socket)
-        socket = -1
-    }
-
-    /// Reaps the helper (killing it first if it did not answer in time) and restores the
+    /// Sends end of input, reaps the helper (killing it if it overstayed) and restores the
     /// host's SIGCHLD action. Returns its exit status, or -1 if it did not exit normally.
     @discardableResult
-    func waitForExit() -> Int32 {
-        guard !reaped else { return -1 }
-        reaped = true
+    func finish() -> Int32 {
+        if let exitStatus { return exitStatus }
+        var saved = sigaction()
+        _ = sr_sigchld_default(&saved)
+        defer { _ = sr_sigchld_restore(&saved) }
+        if socket >= 0 {
+            close(socket)
+            socket = -1
+        }
         if timedOut { kill(pid, SIGKILL) }
+        let deadline = Self.now() + Self.exitPatienceMilliseconds
         var status: Int32 = 0
         var result: pid_t
-        repeat { result = waitpid(pid, &status, 0) } while result < 0 && errno == EINTR
-        _ = sr_sigchld_restore(&savedChildAction)
-        guard result == pid, sr_wifexited(status) != 0 else { return -1 }
-        return sr_wexitstatus(status)
+        repeat {
+            result = waitpid(pid, &status, WNOHANG)
+            if result == 0 {
+                if Self.now() > deadline { kill(pid, SIGKILL) }
+                usleep(2_000)
+            }
+        } while result == 0 || (result < 0 && errno == EINTR)
+        let code: Int32 = result == pid && sr_wifexited(status) != 0 ? sr_wexitstatus(status) : -1
+        exitStatus = code
+        return code
     }
 }

@@ -6,7 +6,8 @@
 /// `ready` if the PIN(s) should follow, or a final reply (`HelperReply`) at once when no
 /// check can happen (no PIN, locked, refused). After `ready` the caller writes the PIN,
 /// newline (for `change`: current PIN, newline, new PIN, newline) and the helper answers
-/// with a final reply. The exit status repeats the final reply's kind.
+/// with a final reply. The helper then waits for end of input before it exits, so the
+/// caller decides when to reap it. The exit status repeats the final reply's kind.
 public enum HelperProtocol {
     /// Where `scripts/install` puts the helper (`helper=` overrides it).
     public static let defaultPath = "/usr/sbin/secureroom-helper"
@@ -16,14 +17,11 @@ public enum HelperProtocol {
     public static let maximumReplyLength = 512
 
     /// The closed set of requests.
-    public enum Request: String, CaseIterable, Sendable {
+    public enum Request: String, Sendable {
         /// Check the caller's own PIN.
         case verify
         /// Change the caller's own PIN (current, then new).
         case change
-
-        /// How many PIN lines follow `ready`.
-        public var pinCount: Int { self == .verify ? 1 : 2 }
     }
 
     /// The helper's exit statuses (documented in secureroom-helper(8), README "Files").

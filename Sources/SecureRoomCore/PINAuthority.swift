@@ -47,11 +47,16 @@ public struct LocalPINAuthority: PINAuthority {
         return try verifier.verify(try pin(), for: user)
     }
 
-    /// See `PINAuthority.change`.
+    /// See `PINAuthority.change`. The new PIN replaces the credential that was checked,
+    /// or nothing: if the PIN was set, removed or changed meanwhile (the user may take
+    /// their time over `new`), `changedConcurrently` is thrown and nothing is written.
     public func change(_ user: UserName, current: () throws -> SecretBytes,
                        new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
+        let checked = try store.credential(for: user)
         let outcome = try check(user, pin: current)
-        if case .success = outcome { try Enrollment(store: store, clock: clock).setPIN(try new(), for: user) }
+        if case .success = outcome, let checked {
+            try Enrollment(store: store, clock: clock).setPIN(try new(), for: user, replacing: checked.salt)
+        }
         return outcome
     }
 }

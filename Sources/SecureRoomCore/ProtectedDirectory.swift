@@ -96,7 +96,10 @@ public final class ProtectedDirectory {
         guard info.st_mode & 0o077 == 0 else {
             throw SecureRoomError.insecure(path: display, reason: "accessible by group or others (mode \(Self.octal(info.st_mode)))")
         }
-        guard info.st_nlink == 1 else { throw SecureRoomError.insecure(path: display, reason: "has \(info.st_nlink) hard links") }
+        // 0 links: the file was replaced by rename after we opened it — a whole, older
+        // record (lock-free readers race with writers). 2 or more: a hard link planted
+        // from elsewhere, refused.
+        guard info.st_nlink <= 1 else { throw SecureRoomError.insecure(path: display, reason: "has \(info.st_nlink) hard links") }
         guard info.st_size <= limit else {
             throw SecureRoomError.corruptRecord(path: display, reason: "larger than \(limit) bytes")
         }
@@ -106,9 +109,16 @@ public final class ProtectedDirectory {
     /// Replaces `name` atomically: a new 0600 temp file (created with that mode, so there is
     /// no window), written, fsync'd, renamed over `name`, then the directory fsync'd.
     /// A crash at any point leaves either the old file or the new one.
+    ///
+    /// The temp file has one fixed name per record, `.NAME.tmp`, and a leftover from a
+    /// killed writer is removed first, so crashes (or a caller's RLIMIT_FSIZE) can leave at
+    /// most one stray file per record. Callers serialise writers of a record (the per-user
+    /// lock); two unserialised writers make one of them fail, never mix.
     public func writeAtomically(_ name: String, contents: [UInt8]) throws {
-        let suffix = try SecretBytes.random(count: 6).withUnsafeBytes { Hex.encode($0) }
-        let temporary = ".\(name).\(suffix).tmp"
+        let temporary = ".\(name).tmp"
+        if unlinkat(descriptor.rawValue, temporary, 0) != 0 && errno != ENOENT {
+            throw SecureRoomError.system(operation: "unlink", path: path + "/" + temporary, errno: errno)
+        }
         let file = try FileDescriptor.open(temporary, in: descriptor,
                                            flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600,
                                            displayPath: path + "/" + temporary)
@@ -134,9 +144,14 @@ public final class ProtectedDirectory {
         try descriptor.synchronize()
     }
 
+    /// How long `lock` waits for another holder, in seconds. A check holds the lock for one
+    /// argon2 run; 30 s covers dozens queued at the default cost.
+    static let lockPatience = 30
+
     /// Takes an exclusive `flock` on the lock file `name` (created 0600 if missing) and
     /// returns the open descriptor; the lock lasts until it is released or the process dies,
-    /// so a killed process never leaves a stale lock behind.
+    /// so a killed process never leaves a stale lock behind. Gives up (`busy`) after
+    /// `lockPatience` seconds.
     public func lock(_ name: String) throws -> FileDescriptor {
         let file = try FileDescriptor.open(name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
                                            mode: 0o600, displayPath: path + "/" + name)
@@ -144,7 +159,7 @@ public final class ProtectedDirectory {
         guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_nlink == 1 else {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
         }
-        try file.lockExclusively()
+        try file.lockExclusively(waitingAtMost: Self.lockPatience)
         return file
     }
 

@@ -30,6 +30,10 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case helperFailed(String)
     /// secureroom-helper refused the request (another account, a terminal on stdin, ...).
     case helperRefused(String)
+    /// The user's PIN was set, removed or changed while a PIN change was in progress.
+    case changedConcurrently(user: String)
+    /// The user's records stayed locked by another process for too long.
+    case busy(path: String, seconds: Int)
 }
 
 extension SecureRoomError: CustomStringConvertible {
@@ -51,6 +55,9 @@ extension SecureRoomError: CustomStringConvertible {
         case let .pinRejected(reason): return "PIN rejected: \(reason)"
         case let .helperFailed(message): return message
         case let .helperRefused(reason): return "secureroom-helper refused: \(reason)"
+        case let .changedConcurrently(user):
+            return "the PIN of \(user) was changed, removed or reset during this change; nothing was changed"
+        case let .busy(path, seconds): return "\(path) is still locked by another process after \(seconds) s"
         }
     }
 }

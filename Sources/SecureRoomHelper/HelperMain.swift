@@ -19,7 +19,8 @@ import SecureRoomToolSupport
 /// 5. standard input and output are a pipe or socket (never a terminal, file or /dev/null);
 /// 6. the options come from /etc/security/secureroom.conf only — never from the caller;
 /// 7. the request runs (HelperSession): status, `ready`, PIN(s), the checked outcome;
-/// 8. privileges are dropped for good, then the reply is written and it exits.
+/// 8. privileges are dropped for good, then the reply is written, and it exits once the
+///    caller closes its end.
 enum HelperMain {
     /// Runs one request and returns the exit status.
     static func run(arguments: [String]) -> HelperProtocol.ExitStatus {
@@ -27,34 +28,41 @@ enum HelperMain {
         signal(SIGPIPE, SIG_IGN)
         SystemLog.open(identity: "secureroom-helper")
         let caller = getuid()
-        let reply = serve(arguments: arguments, caller: caller)
+        var channelChecked = false
+        let reply = serve(arguments: arguments, caller: caller, channelChecked: &channelChecked)
         guard dropPrivileges() else {
             SystemLog.error("cannot drop privileges (uid \(caller)); exiting")
             return .failure
         }
         writeToCaller(reply.line)
+        if channelChecked { awaitEndOfInput() }
         return reply.exitStatus
     }
 
     /// Steps 1-7; every error becomes a reply here, and every refusal a log line.
-    private static func serve(arguments: [String], caller: uid_t) -> HelperReply {
+    private static func serve(arguments: [String], caller: uid_t, channelChecked: inout Bool) -> HelperReply {
         do {
             let invocation = try HelperInvocation(arguments: arguments, caller: caller)
-            guard geteuid() == 0 else {
+            // Effective gid root too, so the records it writes are root:root.
+            guard geteuid() == 0, sr_setresgid(gid_t.max, 0, gid_t.max) == 0 else {
                 SystemLog.error("not running as root: install secureroom-helper setuid root (mode 4755)")
                 return .failed
             }
             try requireChannel()
+            channelChecked = true
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
             return .checked(try HelperSession(invocation: invocation, store: StateStore(configuration: configuration)).run())
         } catch let refusal as HelperRefusal {
             SystemLog.warning("refused uid \(caller): \(refusal.detail)")
             return .refused(refusal.reason)
         } catch SecureRoomError.malformedPIN(let digits) {
+            SystemLog.notice("rejected uid \(caller): a PIN that is not \(digits) digits (not counted)")
             return .rejected("the PIN must be exactly \(digits) digits (0-9)")
         } catch SecureRoomError.pinRejected(let reason) {
+            SystemLog.notice("rejected uid \(caller): new PIN \(reason) (nothing counted or changed)")
             return .rejected(reason)
         } catch PINEntry.Failure.endOfInput {
+            SystemLog.notice("refused uid \(caller): no PIN on standard input")
             return .refused("no PIN on standard input")
         } catch {
             SystemLog.error("\(error) (uid \(caller))")
@@ -77,13 +85,31 @@ enum HelperMain {
         }
     }
 
-    /// Step 8: real uid and gid everywhere, checked, with no way back to root.
+    /// Step 8: real uid and gid everywhere, checked, with no way back to root; then not
+    /// dumpable again (the kernel resets that flag when the ids change).
     private static func dropPrivileges() -> Bool {
         let uid = getuid()
         let gid = getgid()
         guard sr_setresgid(gid, gid, gid) == 0, sr_setresuid(uid, uid, uid) == 0 else { return false }
         var real: uid_t = 0, effective: uid_t = 0, saved: uid_t = 0
-        guard sr_getresuid(&real, &effective, &saved) == 0, real == uid, effective == uid, saved == uid else { return false }
+        guard sr_getresuid(&real, &effective, &saved) == 0, real == uid, effective == uid, saved == uid,
+              getegid() == gid
+        else { return false }
+        _ = sr_helper_make_nondumpable()
         return uid == 0 || setuid(0) != 0
+    }
+
+    /// After the reply: wait (at most 10 s, discarding at most 64 KiB) for the caller to
+    /// close its end, so that the caller, not the helper, decides when the exit happens.
+    private static func awaitEndOfInput() {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+        var discarded = 0
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        while discarded < 65_536, poll(&descriptor, 1, 10_000) > 0 {
+            let count = read(STDIN_FILENO, &chunk, chunk.count)
+            guard count > 0 else { return }
+            discarded += count
+        }
     }
 }

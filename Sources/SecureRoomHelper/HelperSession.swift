@@ -42,8 +42,10 @@ struct HelperSession {
         }
         let subject = "\(user) (uid \(invocation.uid))"
         for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
-        if case .success = outcome, invocation.request == .change { SystemLog.notice("PIN changed for \(subject)") }
-        return outcome
+        guard case .success = outcome else { return outcome }
+        if invocation.request == .change { SystemLog.notice("PIN changed for \(subject)") }
+        // The argon2 output is not sent anywhere; let it be wiped before privileges drop.
+        return .success(master: nil)
     }
 
     /// Tells the caller to send the PIN(s) now.
@@ -52,6 +54,12 @@ struct HelperSession {
 
 /// Writes one protocol line to standard output (the caller's pipe or socket).
 func writeToCaller(_ text: String) {
-    var line = Array((text + "\n").utf8)
-    _ = line.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    let line = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < line.count {
+        let written = line[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return }
+        offset += written
+    }
 }

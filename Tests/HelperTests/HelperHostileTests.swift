@@ -35,6 +35,7 @@ final class HelperHostileTests: XCTestCase {
         XCTAssertEqual(try stage.helper(as: uid, ["verify", user], input: "1357\n").status, 2)
         let lockout = try FileManager.default.attributesOfItem(atPath: stage.sandbox.state + "/users/daemon.lockout")
         XCTAssertEqual(lockout[.ownerAccountID] as? Int, 0)
+        XCTAssertEqual(lockout[.groupOwnerAccountID] as? Int, 0, "not the caller's group")
         XCTAssertEqual(lockout[.posixPermissions] as? Int, 0o600)
     }
 
@@ -117,6 +118,14 @@ final class HelperHostileTests: XCTestCase {
         XCTAssertEqual(try failures(stage), 0)
     }
 
+    func testFileOnStandardInputIsRefused() throws {
+        let stage = try stage()
+        let result = try stage.helper(as: uid, ["verify", user], input: pin + "\n", descriptors: .fileInput)
+        XCTAssertEqual(result.status, 5)
+        XCTAssertEqual(result.lines, ["refused standard input is not a pipe or socket"])
+        XCTAssertEqual(try failures(stage), 0)
+    }
+
     func testTerminalOnStandardInputIsRefused() throws {
         let stage = try stage()
         let result = try stage.helper(as: uid, ["verify", user], descriptors: .terminalInput)
@@ -127,10 +136,13 @@ final class HelperHostileTests: XCTestCase {
 
     func testOversizedAndMalformedInputIsRejectedUncounted() throws {
         let stage = try stage()
-        let inputs = [String(repeating: "7", count: 1 << 20), "", "73 91\n", "١٢٣٤\n", "7391\u{0}\n", "\n"]
-        for input in inputs {
+        let inputs: [(String, Int32)] = [
+            (String(repeating: "7", count: 1 << 20), 6), ("", 5), ("73 91\n", 6), ("١٢٣٤\n", 6), ("7391\u{0}\n", 6),
+            ("\n", 6), ("73910\n", 6),
+        ]
+        for (input, expected) in inputs {
             let result = try stage.helper(as: uid, ["verify", user], input: input)
-            XCTAssertTrue([5, 6].contains(result.status), "\(input.prefix(8)): \(result.status) \(result.output)")
+            XCTAssertEqual(result.status, expected, "\(input.prefix(8).debugDescription): \(result.output)")
             XCTAssertEqual(result.lines.first, "ready")
         }
         XCTAssertEqual(try failures(stage), 0)

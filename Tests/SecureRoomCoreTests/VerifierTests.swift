@@ -109,6 +109,60 @@ final class VerifierTests: XCTestCase {
         guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
     }
 
+    /// A lock-free read (the status shown before prompting) racing with writers that
+    /// replace the record by rename: every read gets a whole record, old or new. A read
+    /// that opened the old file just before the rename sees it with 0 links — that is a
+    /// replaced file, not a hard-link attack (regression: one CI run got
+    /// PAM_AUTHINFO_UNAVAIL from exactly this).
+    func testReadsRacingWithReplacementsAlwaysSucceed() throws {
+        let writes = 3_000
+        var readErrors: [String] = []
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            defer { done.signal() }
+            for count in 1...writes {
+                var tally = LockoutRecord()
+                tally.failures = count % 7
+                tally.lastFailure = self.clock.now()
+                do { try self.store.write(tally, for: self.user) } catch { readErrors.append("write: \(error)"); return }
+            }
+        }
+        var reads = 0
+        while done.wait(timeout: .now()) == .timedOut {
+            do { _ = try store.lockout(for: user) } catch { readErrors.append("\(error)") }
+            reads += 1
+        }
+        XCTAssertGreaterThan(reads, 100)
+        XCTAssertEqual(readErrors, [], "\(readErrors.count) of \(reads) reads failed")
+    }
+
+    /// An administrator sets a new PIN while the user is typing their new one: the
+    /// user's change must not overwrite it (nor resurrect a removed PIN).
+    func testAChangeOvertakenByAnAdministratorWritesNothing() throws {
+        let authority = LocalPINAuthority(store: store, clock: clock)
+        XCTAssertThrowsError(try authority.change(user, current: { try self.pin("7391") }, new: {
+            try Enrollment(store: self.store, clock: self.clock).setPIN(try self.pin("4826"), for: self.user)
+            return try self.pin("5826")
+        })) { error in
+            XCTAssertEqual(error as? SecureRoomError, .changedConcurrently(user: "alice"))
+        }
+        let verifier = PINVerifier(store: store, clock: clock)
+        guard case .success = try verifier.verify(try pin("4826"), for: user) else { return XCTFail("the admin's PIN was lost") }
+    }
+
+    /// A holder that never lets go of a user's lock (a stopped process) makes others give
+    /// up with `busy` after the patience, instead of hanging logins and administrators.
+    func testALockHeldForeverMakesOthersGiveUp() throws {
+        let path = root + "/state/users/held.lock"
+        let holder = try FileDescriptor.open(path, in: nil, flags: O_RDWR | O_CREAT, displayPath: path)
+        try holder.lockExclusively(waitingAtMost: 1)
+        let waiter = try FileDescriptor.open(path, in: nil, flags: O_RDWR, displayPath: path)
+        XCTAssertThrowsError(try waiter.lockExclusively(waitingAtMost: 1)) { error in
+            XCTAssertEqual(error as? SecureRoomError, .busy(path: path, seconds: 1))
+        }
+        withExtendedLifetime(holder) {}
+    }
+
     func testInitializeRefusesToReplaceThePepper() throws {
         XCTAssertThrowsError(try store.initialize()) { error in
             XCTAssertEqual(error as? SecureRoomError, .alreadyInitialized(path: root + "/state/pepper"))

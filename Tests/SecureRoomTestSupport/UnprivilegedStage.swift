@@ -39,6 +39,8 @@ public final class UnprivilegedStage {
         case closedOutput
         /// Standard input is a terminal (a pseudo-terminal the test holds).
         case terminalInput
+        /// Standard input is a regular file holding the input.
+        case fileInput
     }
 
     /// Prepares the stage. `extraConfiguration` is appended to the sandbox's config file
@@ -144,6 +146,9 @@ public final class UnprivilegedStage {
         case .pipes, .terminalInput: redirection = ""
         case .closedInput: redirection = "<&-"
         case .closedOutput: redirection = ">&-"
+        case .fileInput:
+            redirection = "<file"
+            try sandbox.write(scratch + "/stdin-file", input, mode: 0o644)
         }
         let command = ["/usr/bin/env", "-i"] + environment.map { "\($0.key)=\($0.value)" }.sorted() + [program] + arguments
         var terminal: FileHandle?
@@ -201,6 +206,7 @@ public final class UnprivilegedStage {
     case $redirection in
       "<&-") exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" <&- ;;
       ">&-") exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" >&- ;;
+      "<file") exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" <"$root/scratch/stdin-file" ;;
       *) exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" ;;
     esac
     """#

@@ -8,4 +8,7 @@
 /* 1 once the startup constructor has run (the helper refuses to work otherwise). */
 int sr_helper_startup_ran(void);
 
+/* prctl(PR_SET_DUMPABLE, 0): again after dropping privileges, which resets it. */
+int sr_helper_make_nondumpable(void);
+
 #endif
