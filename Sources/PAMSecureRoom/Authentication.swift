@@ -19,12 +19,11 @@ struct Authentication {
             debug("root is exempt (set even_deny_root to use a PIN for root)")
             return PAM_IGNORE
         }
-        guard uid != nil else { return try withoutPIN(user, known: false, pin: nil) }
-        var entered: SecretBytes?
+        guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
+        var prompted = false
         let outcome = try call.authority.check(user) {
-            let pin = try obtainPIN()
-            entered = pin
-            return pin
+            prompted = true
+            return try obtainPIN()
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         for line in Messages.logLines(for: outcome, subject: "\(user)") { call.pam.log(line.priority, line.text) }
@@ -37,20 +36,21 @@ struct Authentication {
         case .locked:
             return PAM_MAXTRIES
         case .notEnrolled:
-            return try withoutPIN(user, known: true, pin: entered)
+            return try withoutPIN(user, known: true, prompted: prompted)
         }
     }
 
     /// A user without a PIN (or an unknown account): PAM_IGNORE at once with `nopin=ignore`;
     /// with `nopin=fail`, the same prompt and argon2 time as a real check, then failure.
-    /// `pin` is the PIN already entered, if the PIN vanished between prompt and check.
-    private func withoutPIN(_ user: UserName, known: Bool, pin: SecretBytes?) throws -> Int32 {
+    /// `prompted`: the PIN was already asked for (and the time spent) before the user's
+    /// PIN turned out to be gone.
+    private func withoutPIN(_ user: UserName, known: Bool, prompted: Bool) throws -> Int32 {
         guard call.configuration.noPIN == .fail else {
             debug("\(user) has no PIN\(known ? "" : " (unknown account)"); ignoring")
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
         let verifier = PINVerifier(store: call.store)
-        if pin == nil { try verifier.spendEquivalentTime(try obtainPIN(), user: user) }
+        if !prompted { try verifier.spendEquivalentTime(try obtainPIN(), user: user) }
         // Say what a first wrong PIN of an enrolled user would say: no enumeration by message.
         var firstFailure = LockoutRecord()
         firstFailure.failures = 1

@@ -31,7 +31,7 @@ struct ModuleCall {
             for key in configuration.unknownKeys {
                 pam.log(LOG_WARNING, "ignoring unknown option \(UserName.quoted(key))")
             }
-            if geteuid() != 0 { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
+            if !LocalPINAuthority.isAvailable { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
             let made = ModuleCall(pam: pam, flags: flags, configuration: configuration,
                                   store: StateStore(configuration: configuration))
             call = made
@@ -60,9 +60,6 @@ struct ModuleCall {
 
     /// Where PINs are checked: here as root, by secureroom-helper otherwise.
     var authority: any PINAuthority { pinAuthority(for: store) }
-
-    /// Whether this process may read the root-only state itself.
-    var canReadState: Bool { geteuid() == 0 }
 
     /// Prompts for a PIN of the configured form; tells the user when the input is not one.
     func promptPIN(_ prompt: String) throws -> SecretBytes {

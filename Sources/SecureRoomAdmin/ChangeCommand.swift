@@ -35,7 +35,7 @@ struct ChangeCommand: ParsableCommand {
         try reportingFailures {
             let invoking = try invokingUser()
             let user = try existingUser(user ?? invoking)
-            let asRoot = geteuid() == 0
+            let asRoot = LocalPINAuthority.isAvailable
             if !asRoot {
                 if user.rawValue != invoking { try refuse("only root can change another user's PIN") }
                 if allowWeak { try refuse("--allow-weak needs root") }

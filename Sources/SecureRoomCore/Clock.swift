@@ -49,16 +49,40 @@ public struct SystemClock: Clock {
         var boot = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         clock_gettime(CLOCK_BOOTTIME, &boot)
-        return Instant(wallSeconds: Int64(wall.tv_sec), bootID: Self.bootID(),
+        return Instant(wallSeconds: Int64(wall.tv_sec), bootID: Self.bootID,
                        bootNanoseconds: UInt64(boot.tv_sec) * 1_000_000_000 + UInt64(boot.tv_nsec))
     }
 
-    private static func bootID() -> String {
+    /// This boot's id, read once: no process outlives its boot.
+    private static let bootID = readBootID()
+
+    private static func readBootID() -> String {
         guard let file = try? FileDescriptor.open("/proc/sys/kernel/random/boot_id", in: nil,
                                                   flags: O_RDONLY, displayPath: "boot_id"),
               let bytes = try? file.readAll(limit: 64)
         else { return "" }
         let hex = bytes.filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "\n") }
         return hex.count == 32 ? String(decoding: hex, as: UTF8.self) : ""
+    }
+}
+
+/// The end of a bounded wait, on CLOCK_MONOTONIC: the lock patience, the helper's reply
+/// and exit deadlines. Interruptions and partial progress do not extend it.
+public struct Deadline {
+    private let end: Int64
+
+    /// A deadline `milliseconds` from now.
+    public init(millisecondsFromNow milliseconds: Int64) { end = Self.now() + milliseconds }
+
+    /// Milliseconds left (0 once passed), clamped for poll(2).
+    public var remainingMilliseconds: Int32 { Int32(clamping: max(0, end - Self.now())) }
+
+    /// Whether the deadline has passed.
+    public var hasPassed: Bool { Self.now() >= end }
+
+    private static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
     }
 }

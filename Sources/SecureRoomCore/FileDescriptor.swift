@@ -73,14 +73,11 @@ public final class FileDescriptor {
     /// `flock(2)` with LOCK_EX, waiting at most `seconds`: a holder that never lets go (a
     /// process stopped with SIGSTOP) must not hang logins and administrators forever.
     public func lockExclusively(waitingAtMost seconds: Int) throws {
-        var start = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let deadline = Deadline(millisecondsFromNow: Int64(seconds) * 1000)
         var pause: UInt32 = 1_000
         while flock(rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw failure("flock") }
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            guard now.tv_sec - start.tv_sec < seconds else { throw SecureRoomError.busy(path: path, seconds: seconds) }
+            guard !deadline.hasPassed else { throw SecureRoomError.busy(path: path, seconds: seconds) }
             usleep(pause)
             pause = min(pause * 2, 50_000)
         }

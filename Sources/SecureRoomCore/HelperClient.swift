@@ -128,16 +128,9 @@ private final class HelperProcess {
         return posix_spawn(&pid, path, &actions, &attributes, argv, &environment)
     }
 
-    /// Milliseconds on the monotonic clock.
-    private static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
-
     /// The next reply line (without its newline); throws if none comes before the deadline.
     func readLine() throws -> String {
-        let deadline = Self.now() + Int64(timeout)
+        let deadline = Deadline(millisecondsFromNow: Int64(timeout))
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
@@ -147,9 +140,8 @@ private final class HelperProcess {
             guard pending.count < HelperProtocol.maximumReplyLength else {
                 throw SecureRoomError.helperFailed("\(path) sent an overlong reply")
             }
-            let remaining = deadline - Self.now()
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            let ready = remaining > 0 ? poll(&descriptor, 1, Int32(remaining)) : 0
+            let ready = deadline.hasPassed ? 0 : poll(&descriptor, 1, deadline.remainingMilliseconds)
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else {
                 timedOut = true
@@ -197,13 +189,13 @@ private final class HelperProcess {
             socket = -1
         }
         if timedOut { kill(pid, SIGKILL) }
-        let deadline = Self.now() + Self.exitPatienceMilliseconds
+        let deadline = Deadline(millisecondsFromNow: Self.exitPatienceMilliseconds)
         var status: Int32 = 0
         var result: pid_t
         repeat {
             result = waitpid(pid, &status, WNOHANG)
             if result == 0 {
-                if Self.now() > deadline { kill(pid, SIGKILL) }
+                if deadline.hasPassed { kill(pid, SIGKILL) }
                 usleep(2_000)
             }
         } while result == 0 || (result < 0 && errno == EINTR)

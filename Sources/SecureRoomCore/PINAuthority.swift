@@ -22,7 +22,7 @@ public protocol PINAuthority {
 /// The authority for a caller with this process's privileges: the state itself when
 /// the effective uid is root, otherwise the helper named by `helper=`.
 public func pinAuthority(for store: StateStore) -> any PINAuthority {
-    geteuid() == 0 ? LocalPINAuthority(store: store) : HelperClient(path: store.configuration.helperPath)
+    LocalPINAuthority.isAvailable ? LocalPINAuthority(store: store) : HelperClient(path: store.configuration.helperPath)
 }
 
 /// Checks and changes PINs on the state directly (root only).
@@ -31,6 +31,10 @@ public struct LocalPINAuthority: PINAuthority {
     public let store: StateStore
     /// The time source.
     public let clock: any Clock
+
+    /// Whether this process may use it: the state is root's (effective uid 0). The one
+    /// place that decides between the state and the helper.
+    public static var isAvailable: Bool { geteuid() == 0 }
 
     /// An authority over `store`.
     public init(store: StateStore, clock: any Clock = SystemClock()) {

@@ -33,21 +33,28 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
     /// The account's uid from the passwd database (getpwnam_r), or nil if there is no
     /// such account.
     public func accountID() -> uid_t? {
-        var entry = passwd()
-        var result: UnsafeMutablePointer<passwd>?
-        var buffer = [CChar](repeating: 0, count: 16_384)
-        guard getpwnam_r(rawValue, &entry, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-        return entry.pw_uid
+        Self.passwdEntry { getpwnam_r(rawValue, $0, $1, $2, $3) }?.uid
     }
 
     /// The name of the account with `uid` (getpwuid_r), or nil if there is none.
     public static func accountName(of uid: uid_t) -> String? {
+        passwdEntry { getpwuid_r(uid, $0, $1, $2, $3) }?.name
+    }
+
+    /// Runs a reentrant passwd lookup with its buffers; the entry's uid and name, or nil.
+    private static func passwdEntry(
+        _ lookup: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
+                   UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32
+    ) -> (uid: uid_t, name: String)? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name
-        else { return nil }
-        return String(cString: name)
+        let code = buffer.withUnsafeMutableBufferPointer { bytes in
+            guard let base = bytes.baseAddress else { return ERANGE }
+            return lookup(&entry, base, bytes.count, &result)
+        }
+        guard code == 0, result != nil, let name = entry.pw_name else { return nil }
+        return (entry.pw_uid, String(cString: name))
     }
 
     private static func isPortable(_ byte: UInt8) -> Bool {

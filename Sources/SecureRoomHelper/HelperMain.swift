@@ -105,8 +105,9 @@ enum HelperMain {
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
         var discarded = 0
+        let deadline = Deadline(millisecondsFromNow: 10_000)
         var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        while discarded < 65_536, poll(&descriptor, 1, 10_000) > 0 {
+        while discarded < 65_536, !deadline.hasPassed, poll(&descriptor, 1, deadline.remainingMilliseconds) > 0 {
             let count = read(STDIN_FILENO, &chunk, chunk.count)
             guard count > 0 else { return }
             discarded += count

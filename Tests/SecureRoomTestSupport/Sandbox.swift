@@ -53,12 +53,14 @@ public final class Sandbox {
     }
 
     /// Writes the PAM service `name` with the given stack lines. `MODULE` in a line is
-    /// replaced by the module path and `STATE` by `dir=<state> conf=<config>`, so the
-    /// module and the admin tool read the same config file, as on an installed system.
-    public func service(_ name: String, _ lines: [String]) throws {
+    /// replaced by `module` and `STATE` by `dir=<state> conf=<config>` (or by nothing when
+    /// `state` is false), so the module and the admin tool read the same config file, as
+    /// on an installed system.
+    public func service(_ name: String, _ lines: [String], module: String = Artifacts.module,
+                        state withState: Bool = true) throws {
         let text = lines.map {
-            $0.replacingOccurrences(of: "MODULE", with: Artifacts.module)
-                .replacingOccurrences(of: "STATE", with: "dir=\(state) conf=\(config)")
+            $0.replacingOccurrences(of: "MODULE", with: module)
+                .replacingOccurrences(of: "STATE", with: withState ? "dir=\(state) conf=\(config)" : "")
         }.joined(separator: "\n") + "\n"
         try write(pamDirectory + "/" + name, text, mode: 0o644)
     }
@@ -66,24 +68,30 @@ public final class Sandbox {
     /// Writes a service whose result shows the module's own return code: success ends
     /// the stack, PAM_IGNORE falls through to pam_debug (returning PAM_CRED_EXPIRED as
     /// a marker), any other code ends the stack with that code.
-    public func probeService(_ name: String = "probe", arguments: String = "", group: String = "auth") throws {
+    public func probeService(_ name: String = "probe", arguments: String = "", group: String = "auth",
+                             module: String = Artifacts.module, state withState: Bool = true) throws {
         let debugResult = group == "auth" ? "auth=cred_expired" : group == "account" ? "acct=cred_expired" : "chauthtok=cred_expired"
         try service(name, [
             "\(group) [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
             "\(group) requisite pam_debug.so \(debugResult)",
-        ])
+        ], module: module, state: withState)
     }
 
     /// Runs the driver for `service` as `user`, answering prompts with `responses`.
     public func pam(_ service: String = "probe", user: String?, responses: [String] = [],
                     operations: [String] = ["auth"], environment: [String: String] = [:],
                     silent: Bool = false) throws -> PAMTranscript {
-        var arguments = ["--confdir", pamDirectory, "--service", service]
-        if let user { arguments += ["--user", user] }
-        if silent { arguments.append("--silent") }
-        let input = responses.map { $0 + "\n" }.joined()
-        return PAMTranscript(try runProgram(Artifacts.driver, arguments + operations, input: input, environment: environment))
+        let arguments = driverArguments(service, user: user, options: silent ? ["--silent"] : [], operations: operations)
+        return PAMTranscript(try runProgram(Artifacts.driver, arguments, input: Self.lines(responses), environment: environment))
     }
+
+    /// The driver's command line for `service` in this sandbox.
+    public func driverArguments(_ service: String, user: String?, options: [String], operations: [String]) -> [String] {
+        ["--confdir", pamDirectory, "--service", service] + (user.map { ["--user", $0] } ?? []) + options + operations
+    }
+
+    /// Prompt answers as the driver reads them: one line each.
+    public static func lines(_ responses: [String]) -> String { responses.map { $0 + "\n" }.joined() }
 
     /// Writes `text` to `path` with `mode`.
     public func write(_ path: String, _ text: String, mode: Int) throws {

@@ -123,17 +123,13 @@ public final class UnprivilegedStage {
     /// Writes a service running the module copy as the stage's callers would: `MODULE`
     /// in a line becomes its path. No `dir=`/`conf=`: the namespace's config file applies.
     public func service(_ name: String, _ lines: [String]) throws {
-        let text = lines.map { $0.replacingOccurrences(of: "MODULE", with: module) }.joined(separator: "\n") + "\n"
-        try sandbox.write(sandbox.pamDirectory + "/" + name, text, mode: 0o644)
+        try sandbox.service(name, lines, module: module, state: false)
     }
 
     /// The `probe` stack of `Sandbox.probeService`, for unprivileged callers, under
     /// another name (the sandbox's own "probe" stays usable by root).
     public func probeService(_ name: String = "unprivileged", arguments: String = "") throws {
-        try service(name, [
-            "auth [success=done ignore=ignore default=die] MODULE nodelay \(arguments)",
-            "auth requisite pam_debug.so auth=cred_expired",
-        ])
+        try sandbox.probeService(name, arguments: arguments, module: module, state: false)
     }
 
     /// Runs `program` (an absolute path) as `uid`:`gid` in the namespace with exactly
@@ -164,8 +160,8 @@ public final class UnprivilegedStage {
     public func pam(as uid: UInt32, _ service: String = "unprivileged", user: String, responses: [String] = [],
                     operations: [String] = ["auth"], driverOptions: [String] = []) throws -> PAMTranscript {
         PAMTranscript(try run(as: uid, bin + "/secureroom-pam-driver",
-                              ["--confdir", sandbox.pamDirectory, "--service", service, "--user", user] + driverOptions + operations,
-                              input: responses.map { $0 + "\n" }.joined()))
+                              sandbox.driverArguments(service, user: user, options: driverOptions, operations: operations),
+                              input: Sandbox.lines(responses)))
     }
 
     /// Runs the admin tool as `uid` (no --dir or --config: a user's invocation).
