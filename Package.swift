@@ -5,6 +5,7 @@
 //   pam_secureroom.so   PAM module (PAMSecureRoom + CSecureRoomPAM shim)
 //   secureroom          admin tool (SecureRoomAdmin)
 //   secureroom-helper   setuid-root helper for callers without root (SecureRoomHelper)
+//   secureroom-vault    the user's secrets, unlocked by the PIN (SecureRoomVaultTool + SecureRoomVault)
 //   SecureRoomCore      records, argon2id, pepper, policy, lockout, protected directory
 //
 // Release artifacts are made by scripts/build, which adds the link flags the PAM
@@ -19,11 +20,13 @@ let package = Package(
         .library(name: "pam_secureroom", type: .dynamic, targets: ["PAMSecureRoom"]),
         .executable(name: "secureroom", targets: ["SecureRoomAdmin"]),
         .executable(name: "secureroom-helper", targets: ["SecureRoomHelper"]),
+        .executable(name: "secureroom-vault", targets: ["SecureRoomVaultTool"]),
         .executable(name: "secureroom-pam-driver", targets: ["PAMDriver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // libargon2 (Debian: libargon2-dev).
@@ -34,9 +37,12 @@ let package = Package(
         // The only code that speaks C to libpam: pam_sm_* entry points and variadic wrappers.
         .target(name: "CSecureRoomPAM",
                 linkerSettings: [.linkedLibrary("pam")]),
+        // libkeyutils (Debian: libkeyutils-dev): the kernel keyring holds unlocked vault keys.
+        .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils",
+                       providers: [.apt(["libkeyutils-dev"])]),
         .target(name: "SecureRoomCore",
                 dependencies: [
-                    "CArgon2", "CSecureRoomSystem",
+                    "CArgon2", "CKeyutils", "CSecureRoomSystem",
                     .product(name: "Crypto", package: "swift-crypto"),
                 ]),
         .target(name: "PAMSecureRoom",
@@ -52,6 +58,17 @@ let package = Package(
         .target(name: "CSecureRoomHelperStartup"),
         .executableTarget(name: "SecureRoomHelper",
                           dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"]),
+        // The vault store: SQLite through GRDB. Only the vault tool links it; the module
+        // never does (DESIGN §2).
+        .target(name: "SecureRoomVault",
+                dependencies: ["SecureRoomCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        // libpam as an application (`secureroom-vault unlock`).
+        .systemLibrary(name: "CPAMClient"),
+        .executableTarget(name: "SecureRoomVaultTool",
+                          dependencies: [
+                              "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "CPAMClient",
+                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                          ]),
         // Test driver: runs one PAM transaction from a private config directory
         // (pam_start_confdir) and reports every conversation message and return code.
         .executableTarget(name: "PAMDriver",
@@ -67,6 +84,10 @@ let package = Package(
         .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport"],
                     swiftSettings: testSettings),
         .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
+                    swiftSettings: testSettings),
+        .testTarget(name: "SecureRoomVaultTests",
+                    dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport",
+                                   .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: testSettings),
     ]
 )

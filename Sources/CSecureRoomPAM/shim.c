@@ -7,17 +7,22 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Implemented in Swift with @_cdecl (PAMSecureRoom/EntryPoints.swift). */
 extern int secureroom_authenticate(pam_handle_t *, int, int, const char **);
 extern int secureroom_setcred(pam_handle_t *, int, int, const char **);
 extern int secureroom_acct_mgmt(pam_handle_t *, int, int, const char **);
 extern int secureroom_chauthtok(pam_handle_t *, int, int, const char **);
+extern int secureroom_open_session(pam_handle_t *, int, int, const char **);
+extern int secureroom_close_session(pam_handle_t *, int, int, const char **);
 
 PAM_EXTERN int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_authenticate(pamh, flags, argc, argv); }
 PAM_EXTERN int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_setcred(pamh, flags, argc, argv); }
 PAM_EXTERN int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_acct_mgmt(pamh, flags, argc, argv); }
 PAM_EXTERN int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_chauthtok(pamh, flags, argc, argv); }
+PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_open_session(pamh, flags, argc, argv); }
+PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_close_session(pamh, flags, argc, argv); }
 
 int sr_pam_prompt_secret(pam_handle_t *pamh, const char *prompt, char **response) { return pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, response, "%s", prompt); }
 int sr_pam_error(pam_handle_t *pamh, const char *message) { return pam_error(pamh, "%s", message); }
@@ -26,3 +31,13 @@ int sr_pam_get_user(pam_handle_t *pamh, const char **user) { return pam_get_user
 int sr_pam_get_authtok_item(pam_handle_t *pamh, int old, const char **token) { return pam_get_item(pamh, old ? PAM_OLDAUTHTOK : PAM_AUTHTOK, (const void **)token); }
 int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec) { return pam_fail_delay(pamh, usec); }
 void sr_pam_drop_response(char *response) { if (response) { explicit_bzero(response, strlen(response)); free(response); } }
+int sr_pam_info(pam_handle_t *pamh, const char *message) { return pam_info(pamh, "%s", message); }
+int sr_pam_delete_cred_flag(void) { return PAM_DELETE_CRED; }
+
+/* The stashed vault key: a length-prefixed, mlock'd block owned by libpam's data list. */
+#define SR_VAULT_KEY_DATA "pam_secureroom_vault_key"
+struct sr_vault_key { size_t length; unsigned char bytes[]; };
+static void sr_vault_key_cleanup(pam_handle_t *pamh, void *data, int status) { (void)pamh; (void)status; struct sr_vault_key *key = data; size_t size = sizeof *key + key->length; explicit_bzero(key, size); munlock(key, size); free(key); }
+int sr_pam_stash_vault_key(pam_handle_t *pamh, const unsigned char *bytes, size_t length) { struct sr_vault_key *key = malloc(sizeof *key + length); if (!key) return PAM_BUF_ERR; mlock(key, sizeof *key + length); key->length = length; memcpy(key->bytes, bytes, length); return pam_set_data(pamh, SR_VAULT_KEY_DATA, key, sr_vault_key_cleanup); }
+const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh) { const void *data = NULL; if (pam_get_data(pamh, SR_VAULT_KEY_DATA, &data) != PAM_SUCCESS || !data) return NULL; return ((const struct sr_vault_key *)data)->bytes; }
+void sr_pam_drop_vault_key(pam_handle_t *pamh) { pam_set_data(pamh, SR_VAULT_KEY_DATA, NULL, NULL); }

@@ -2,7 +2,8 @@
  * secureroom-pam-driver — run PAM transactions through the real libpam for tests.
  *
  *   secureroom-pam-driver --confdir DIR --service NAME [--user NAME] [--silent]
- *                         [--ignore-sigchld] OP [OP ...]     OP: auth | acct | chauthtok
+ *                         [--ignore-sigchld] OP [OP ...]
+ *   OP: auth | acct | chauthtok | setcred | open | close
  *
  * Loads the stack DIR/NAME with pam_start_confdir(3) (Linux-PAM >= 1.4), so no file
  * under /etc is used. Each conversation prompt is answered with the next line of
@@ -119,6 +120,12 @@ int main(int argc, char **argv)
             code = pam_acct_mgmt(pamh, flags);
         else if (strcmp(argv[i], "chauthtok") == 0)
             code = pam_chauthtok(pamh, flags);
+        else if (strcmp(argv[i], "setcred") == 0)
+            code = pam_setcred(pamh, flags | PAM_ESTABLISH_CRED);
+        else if (strcmp(argv[i], "open") == 0)
+            code = pam_open_session(pamh, flags);
+        else if (strcmp(argv[i], "close") == 0)
+            code = pam_close_session(pamh, flags);
         else {
             fprintf(stderr, "unknown operation %s\n", argv[i]);
             pam_end(pamh, PAM_SYSTEM_ERR);

@@ -26,10 +26,14 @@ struct Authentication {
             return try obtainPIN()
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
-        for line in Messages.logLines(for: outcome, subject: "\(user)") { call.pam.log(line.priority, line.text) }
+        for line in Messages.logLines(for: outcome, subject: "\(user)", wipeAfter: configuration.wipeAfter) {
+            call.pam.log(line.priority, line.text)
+        }
         switch outcome {
-        case .success:
+        case .success(let vaultKey):
             debug("PIN accepted for \(user)")
+            // For setcred or open_session, which put it in the user's keyring (VaultSession).
+            if let vaultKey { try call.pam.stashVaultKey(vaultKey) }
             return PAM_SUCCESS
         case .incorrect, .repeatedIncorrect:
             return PAM_AUTH_ERR

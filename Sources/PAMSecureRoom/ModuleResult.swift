@@ -26,6 +26,8 @@ struct ModuleResult: Error {
     ///   PAM_AUTHINFO_UNAVAIL
     /// - a user name that cannot be a record name: PAM_USER_UNKNOWN
     /// - a bad option: PAM_SERVICE_ERR
+    /// - (session and setcred: keyring and session-count failures are PAM_SESSION_ERR and
+    ///   PAM_CRED_ERR, mapped by VaultSession)
     /// - a PIN change overtaken by another change of the same PIN: PAM_AUTHTOK_ERR
     /// - a malformed PIN, a PIN the helper would not take, a request the helper refused
     ///   (another user's PIN): PAM_AUTH_ERR (nothing is checked against the record)
@@ -40,7 +42,8 @@ struct ModuleResult: Error {
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")
             case .invalidUserName:
                 self.init(code: PAM_USER_UNKNOWN, log: "\(failure)", priority: LOG_NOTICE)
-            case .invalidConfiguration:
+            case .invalidConfiguration, .invalidRecoveryKey, .wrongRecoveryKey, .vaultWouldBeLost, .vaultKeyExists:
+                // The vault set-up and recovery errors belong to the tools; no module path raises them.
                 self.init(code: PAM_SERVICE_ERR, log: "\(failure)")
             case .malformedPIN:
                 self.init(code: PAM_AUTH_ERR, log: "malformed PIN entered\(subject)", priority: LOG_NOTICE)

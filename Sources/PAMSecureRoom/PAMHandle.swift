@@ -35,6 +35,24 @@ struct PAMHandle {
         return try format.pin(fromCString: token)
     }
 
+    /// Sends an informational message through the conversation.
+    func info(_ message: String) { _ = sr_pam_info(raw, message) }
+
+    /// Keeps a copy of the unlocked vault key with the handle (pam_set_data) until
+    /// `takeVaultKey`; libpam wipes it at pam_end if nobody takes it.
+    func stashVaultKey(_ key: SecretBytes) throws {
+        let code = key.withUnsafeBytes { sr_pam_stash_vault_key(raw, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+        guard code == PAM_SUCCESS else { throw ModuleResult(code: code, log: "cannot keep the vault key (pam_set_data: \(code))") }
+    }
+
+    /// The stashed vault key, removed (and wiped) from the handle; nil if there is none.
+    func takeVaultKey() -> SecretBytes? {
+        guard let stashed = sr_pam_stashed_vault_key(raw) else { return nil }
+        let key = SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: VaultKey.length))
+        sr_pam_drop_vault_key(raw)
+        return key
+    }
+
     /// Sends an error message through the conversation.
     func error(_ message: String) { _ = sr_pam_error(raw, message) }
 

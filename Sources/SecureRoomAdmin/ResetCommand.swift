@@ -10,7 +10,9 @@ struct ResetCommand: ParsableCommand {
         discussion: """
         The only way, besides a successful login, to lift a disabled PIN. With \
         --remove-pin the user's PIN is deleted: the PAM module then treats the user as \
-        not enrolled (nopin=).
+        not enrolled (nopin=). A user with a vault keeps its recovery record, so \
+        'secureroom set USER --recovery-key' can bring the vault back later; removing the \
+        PIN of such a user needs --force.
         """)
 
     @Argument(help: "The account.")
@@ -18,6 +20,9 @@ struct ResetCommand: ParsableCommand {
 
     @Flag(help: "Delete the user's PIN and failure record.")
     var removePin = false
+
+    @Flag(help: "With --remove-pin: remove it even though the user's vault then needs the recovery key.")
+    var force = false
 
     @OptionGroup var state: StateOptions
 
@@ -28,6 +33,9 @@ struct ResetCommand: ParsableCommand {
             let store = try state.store()
             SystemLog.open(identity: "secureroom")
             if removePin {
+                if try store.credential(for: user)?.vaultKey != nil, !force {
+                    throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
+                }
                 try Enrollment(store: store).removePIN(for: user)
                 SystemLog.notice("PIN removed for \(user)")
                 print("PIN removed for \(user).")

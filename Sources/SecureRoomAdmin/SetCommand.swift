@@ -15,6 +15,12 @@ struct SetCommand: ParsableCommand {
         The PIN must have exactly the configured number of digits (digits=, default 4) and \
         pass the policy: not on the blocklist (blocklist=), not a constant step such as \
         1111, 1234, 1357 or 9876. --allow-weak skips the policy.
+
+        A user who set up a vault (secureroom-vault init) keeps it through a PIN they \
+        change themselves; a PIN set here cannot open it unless the user's recovery key \
+        is given with --recovery-key (typed first, without echo; with --stdin, the first \
+        line). Without it, set refuses unless --force: the vault then stays closed to the \
+        new PIN, and the recovery key can still restore it later.
         """)
 
     @Argument(help: "The account to enrol.")
@@ -26,6 +32,12 @@ struct SetCommand: ParsableCommand {
     @Flag(help: "Accept a PIN the policy rejects.")
     var allowWeak = false
 
+    @Flag(help: "Keep the user's vault: read their recovery key and wrap the vault key under the new PIN.")
+    var recoveryKey = false
+
+    @Flag(help: "Set the PIN even though the user's vault will not open with it.")
+    var force = false
+
     @OptionGroup var state: StateOptions
 
     func run() throws {
@@ -34,11 +46,23 @@ struct SetCommand: ParsableCommand {
             let user = try existingUser(user)
             let store = try state.store()
             _ = try store.pepper()
+            let enrollment = Enrollment(store: store)
+            var vaultKey: SecretBytes?
+            if recoveryKey {
+                let typed = try HiddenLine.read(prompt: "Recovery key of \(user): ", limit: 128)
+                vaultKey = try enrollment.recoverVaultKey(for: user, with: try typed.withUnsafeBytes { try RecoveryKey(typed: $0) })
+            } else if try store.credential(for: user)?.vaultKey != nil || store.recovery(for: user) != nil, !force {
+                throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
+            }
             let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak)
-            try Enrollment(store: store).setPIN(pin, for: user)
+            try enrollment.setPIN(pin, for: user, vaultKey: vaultKey)
             SystemLog.open(identity: "secureroom")
-            SystemLog.notice("PIN set for \(user)\(allowWeak ? " (policy overridden)" : "")")
-            print("PIN set for \(user).")
+            let vaultNote = vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : ""
+            SystemLog.notice("PIN set for \(user)\(allowWeak ? " (policy overridden)" : "")\(vaultNote)")
+            print("PIN set for \(user)\(vaultKey != nil ? "; the vault opens with it." : ".")")
+            if vaultKey == nil && force {
+                print("The vault of \(user) does not open with this PIN; their recovery key can restore it (--recovery-key).")
+            }
         }
     }
 }

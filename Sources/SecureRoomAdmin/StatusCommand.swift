@@ -1,5 +1,6 @@
 import ArgumentParser
 import SecureRoomCore
+import SecureRoomToolSupport
 
 /// `secureroom status [USER]`: enrolment and lockout state.
 struct StatusCommand: ParsableCommand {
@@ -9,8 +10,9 @@ struct StatusCommand: ParsableCommand {
         discussion: """
         JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
         or "none"), failures, locked_until (ISO 8601 UTC when a delay is running, else \
-        null), disabled, last_success and last_failure (ISO 8601 UTC or null). For one \
-        user it is an object; without USER, an array of enrolled users.
+        null), disabled, last_success and last_failure (ISO 8601 UTC or null), and vault \
+        ("pin": the PIN opens a vault; "recovery-only": only the recovery key can; \
+        "none"). For one user it is an object; without USER, an array of enrolled users.
         """)
 
     @Argument(help: "The account (default: every enrolled user).")
@@ -28,7 +30,8 @@ struct StatusCommand: ParsableCommand {
             let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
             let reports = try users.map { user in
                 UserStatus(user: user, credential: try store.credential(for: user),
-                           tally: try store.lockout(for: user), policy: store.configuration.lockout, now: now)
+                           tally: try store.lockout(for: user), policy: store.configuration.lockout, now: now,
+                           hasRecovery: try store.recovery(for: user) != nil)
             }
             if json {
                 print(user == nil ? "[" + reports.map(\.json).joined(separator: ",") + "]" : reports[0].json)
@@ -51,9 +54,12 @@ struct UserStatus {
     let lockedUntil: Int64?
     let lastSuccess: Int64?
     let lastFailure: Int64?
+    let vault: String
 
-    init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, policy: LockoutPolicy, now: Instant) {
+    init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, policy: LockoutPolicy, now: Instant,
+         hasRecovery: Bool) {
         self.user = user
+        vault = credential?.vaultKey != nil ? "pin" : hasRecovery ? "recovery-only" : "none"
         enrolled = credential != nil
         failures = tally.failures
         lastSuccess = tally.lastSuccess
@@ -66,23 +72,23 @@ struct UserStatus {
         }
     }
 
-    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE"])
+    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT"])
 
     var tableRow: String {
         Self.pad([user.rawValue, enrolled ? "yes" : "no", String(failures), state,
                   lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
-                  lastFailure.map(ISO8601.utc) ?? "-"])
+                  lastFailure.map(ISO8601.utc) ?? "-", vault])
     }
 
     var json: String {
         func time(_ value: Int64?) -> String { value.map { "\"\(ISO8601.utc($0))\"" } ?? "null" }
         return "{\"user\":\"\(user.rawValue)\",\"enrolled\":\(enrolled),\"state\":\"\(state)\","
             + "\"failures\":\(failures),\"locked_until\":\(time(lockedUntil)),\"disabled\":\(state == "disabled"),"
-            + "\"last_success\":\(time(lastSuccess)),\"last_failure\":\(time(lastFailure))}"
+            + "\"last_success\":\(time(lastSuccess)),\"last_failure\":\(time(lastFailure)),\"vault\":\"\(vault)\"}"
     }
 
     private static func pad(_ columns: [String]) -> String {
-        let widths = [16, 4, 9, 9, 21, 21, 20]
+        let widths = [16, 4, 9, 9, 21, 21, 21, 13]
         return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
             .joined().trimmingTrailingSpaces()
     }

@@ -30,6 +30,9 @@ func reportingFailures(_ body: () throws -> Void) throws {
     } catch let error as PINEntry.Failure {
         printError(error.description)
         throw Exit.failure
+    } catch let error as HiddenLine.TooLong {
+        printError(error.description)
+        throw Exit.failure
     }
 }
 

@@ -43,6 +43,12 @@ public struct Configuration: Sendable {
     public var blocklist = "builtin"
     /// The setuid helper run for callers without root (`helper=`).
     public var helperPath = HelperProtocol.defaultPath
+    /// How long an unlocked vault key stays in the kernel keyring, in seconds (`vault_timeout=`).
+    public var vaultTimeout: Int64 = 15 * 60
+    /// Erase the PIN-wrapped vault key after this many consecutive failures (`wipe_after=`).
+    public var wipeAfter: Int?
+    /// Where open sessions are counted, so the last one to close locks the vault (`sessions=`).
+    public var sessionDirectory = "/run/secureroom"
 
     /// Keys that were not recognised (reported, not fatal).
     public private(set) var unknownKeys: [String] = []
@@ -147,6 +153,14 @@ public struct Configuration: Sendable {
             noPIN = action
         case "blocklist": blocklist = try required()
         case "helper": helperPath = try path()
+        case "vault_timeout":
+            let text = try required()
+            guard let seconds = LockoutPolicy.parseDuration(Substring(text)), (1...7 * 86_400).contains(seconds) else {
+                throw SecureRoomError.invalidConfiguration("vault_timeout=\(UserName.quoted(text)) must be a duration from 1s to 7d")
+            }
+            vaultTimeout = seconds
+        case "wipe_after": wipeAfter = try number(1...LockoutRecord.maximumSeenGuesses)
+        case "sessions": sessionDirectory = try path()
         default: unknownKeys.append(String(key))
         }
     }

@@ -19,23 +19,27 @@ public struct CredentialRecord: Equatable, Sendable {
     public var digits: Int
     /// When the PIN was set (Unix seconds).
     public var created: Int64
+    /// The vault's data key wrapped under this PIN's KEK (`VaultKey`), or nil if the
+    /// user has not set up a vault (or it was wiped after too many failures).
+    public var vaultKey: [UInt8]?
 
     /// Creates a record from its fields.
     public init(user: UserName, parameters: KDFParameters, salt: [UInt8], verifier: [UInt8],
-                digits: Int, created: Int64) {
+                digits: Int, created: Int64, vaultKey: [UInt8]? = nil) {
         self.user = user
         self.parameters = parameters
         self.salt = salt
         self.verifier = verifier
         self.digits = digits
         self.created = created
+        self.vaultKey = vaultKey
     }
 
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
         let text = try RecordText(parsing: bytes, header: Self.header,
                                   keys: ["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
-                                         "verifier", "digits", "created"], path: path)
+                                         "verifier", "digits", "created", "vault-key"], path: path)
         guard try text.required("kdf") == "argon2id-19" else {
             throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
         }
@@ -54,6 +58,7 @@ public struct CredentialRecord: Equatable, Sendable {
         verifier = try text.hex("verifier", count: PINKeys.verifierLength)
         digits = try text.number("digits", in: PINFormat.digitRange)
         created = try text.number("created", in: 0...Int64.max)
+        vaultKey = try text.optionalHex("vault-key", count: VaultKey.wrappedLength)
     }
 
     /// The record file's bytes.
@@ -68,6 +73,6 @@ public struct CredentialRecord: Equatable, Sendable {
             ("verifier", Hex.encode(verifier)),
             ("digits", String(digits)),
             ("created", String(created)),
-        ])
+        ] + (vaultKey.map { [("vault-key", Hex.encode($0))] } ?? []))
     }
 }

@@ -17,14 +17,18 @@ public struct Enrollment {
     /// `last-success`). With `replacing`, the write happens only if the user's credential
     /// still has that salt — a PIN change must not overwrite an administrator's `set`,
     /// `reset --remove-pin` or another change made since the current PIN was checked.
-    public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expectedSalt: [UInt8]? = nil) throws {
+    /// `vaultKey` (the DEK, from the old PIN or the recovery key) is wrapped under the new
+    /// PIN, so the vault's secrets stay readable without being re-encrypted.
+    public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expectedSalt: [UInt8]? = nil,
+                       vaultKey: SecretBytes? = nil) throws {
         let pepper = try store.pepper()
         let parameters = store.configuration.kdf
         let salt = try randomSalt()
         let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
         let record = CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
-                                      digits: pin.count, created: clock.now().wallSeconds)
+                                      digits: pin.count, created: clock.now().wallSeconds,
+                                      vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) })
         try store.withExclusiveLock(for: user) {
             if let expectedSalt, try store.credential(for: user)?.salt != expectedSalt {
                 throw SecureRoomError.changedConcurrently(user: user.rawValue)
@@ -34,6 +38,35 @@ public struct Enrollment {
             try store.write(record)
             try store.write(tally, for: user)
         }
+    }
+
+    /// Inside a successful check (`PINVerifier.verify`'s `whileLocked`): gives the user a
+    /// new vault key wrapped under the PIN just checked, and a recovery record wrapping it
+    /// again under a new recovery key. Returns both; the recovery key is shown once.
+    /// Refuses if a vault key exists, or a recovery record does (only `replace` discards it).
+    func setUpVault(_ credential: inout CredentialRecord, master: SecretBytes,
+                    replace: Bool) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey) {
+        let user = credential.user
+        if credential.vaultKey != nil && !replace { throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false) }
+        if try store.recovery(for: user) != nil && !replace {
+            throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: true)
+        }
+        let vaultKey = try VaultKey.generate()
+        let recoveryKey = try RecoveryKey.generate()
+        let salt = try SecretBytes.random(count: RecoveryRecord.saltLength).withUnsafeBytes { Array($0) }
+        try store.write(RecoveryRecord(user: user, salt: salt,
+                                       vaultKey: try VaultKey.wrap(vaultKey, recoveryKey: recoveryKey, salt: salt, user: user),
+                                       created: clock.now().wallSeconds))
+        credential.vaultKey = try VaultKey.wrap(vaultKey, master: master, user: user)
+        return (vaultKey, recoveryKey)
+    }
+
+    /// The user's vault key, from their recovery record and the recovery key they typed.
+    public func recoverVaultKey(for user: UserName, with recoveryKey: RecoveryKey) throws -> SecretBytes {
+        guard let record = try store.recovery(for: user),
+              let vaultKey = VaultKey.unwrap(record.vaultKey, recoveryKey: recoveryKey, salt: record.salt, user: user)
+        else { throw SecureRoomError.wrongRecoveryKey(user: user.rawValue) }
+        return vaultKey
     }
 
     /// Clears the user's tally (an administrator's unlock). Keeps `last-success`.

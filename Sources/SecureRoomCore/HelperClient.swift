@@ -16,23 +16,29 @@ public struct HelperClient: PINAuthority {
 
     /// See `PINAuthority.check`.
     public func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
-        try run(.verify, for: user) { [try pin()] }
+        try run(.verify, for: user) { [try pin()] }.outcome
     }
 
     /// See `PINAuthority.change`. Both PINs are collected before the helper sees either,
     /// so `new` should apply the policy itself; the helper applies it again.
     public func change(_ user: UserName, current: () throws -> SecretBytes,
                        new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
-        try run(.change, for: user) { [try current(), try new()] }
+        try run(.change, for: user) { [try current(), try new()] }.outcome
+    }
+
+    /// See `PINAuthority.setUpVault`.
+    public func setUpVault(_ user: UserName, replace: Bool,
+                           pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+        try run(replace ? .replaceVault : .setupVault, for: user) { [try pin()] }
     }
 
     private func run(_ request: HelperProtocol.Request, for user: UserName,
-                     pins: () throws -> [SecretBytes]) throws -> PINVerifier.Outcome {
+                     pins: () throws -> [SecretBytes]) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         try checkInstallation()
         let process = try HelperProcess(path: path, arguments: [request.rawValue, user.rawValue],
                                         timeoutMilliseconds: Self.replyTimeoutMilliseconds)
         var answer = try process.readLine()
-        if answer == HelperProtocol.readyLine {
+        if answer.text == HelperProtocol.readyLine {
             do {
                 for secret in try pins() { try process.send(secret) }
             } catch {
@@ -43,11 +49,14 @@ public struct HelperClient: PINAuthority {
             answer = try process.readLine()
         }
         let status = process.finish()
-        guard let reply = HelperReply(line: Substring(answer)), reply.exitStatus.rawValue == status else {
-            throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer)) with exit status \(status)")
+        guard let reply = HelperReply(line: Substring(answer.text)), reply.exitStatus.rawValue == status,
+              let secrets = answer.secrets.withUnsafeBytes({ HelperSecrets.decode($0) })
+        else {
+            throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer.text)) with exit status \(status)")
         }
         switch reply {
-        case .checked(let outcome): return outcome
+        case .checked(.success): return (.success(vaultKey: secrets.vaultKey), secrets.recoveryKey)
+        case .checked(let outcome): return (outcome, nil)
         case .rejected(let reason): throw SecureRoomError.pinRejected(reason)
         case .refused(let reason): throw SecureRoomError.helperRefused(reason)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
@@ -86,6 +95,8 @@ private final class HelperProcess {
     init(path: String, arguments: [String], timeoutMilliseconds: Int32) throws {
         self.path = path
         timeout = timeoutMilliseconds
+        // Room for the longest line plus one read, so appending never moves key material.
+        pending.reserveCapacity(2 * HelperProtocol.maximumReplyLength)
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw SecureRoomError.system(operation: "socketpair", path: "", errno: errno)
@@ -128,14 +139,22 @@ private final class HelperProcess {
         return posix_spawn(&pid, path, &actions, &attributes, argv, &environment)
     }
 
-    /// The next reply line (without its newline); throws if none comes before the deadline.
-    func readLine() throws -> String {
+    /// The next reply line (without its newline), split after `success` into the public
+    /// text and the key material (`HelperSecrets`), which never passes through a String.
+    /// Throws if no line comes before the deadline.
+    func readLine() throws -> (text: String, secrets: SecretBytes) {
         let deadline = Deadline(millisecondsFromNow: Int64(timeout))
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                let line = pending[..<newline]
+                let word = line.firstIndex(of: UInt8(ascii: " ")) ?? line.endIndex
+                let isSuccess = line[..<word].elementsEqual("success".utf8)
+                let textEnd = isSuccess ? word : line.endIndex
+                let text = String(decoding: line[..<textEnd], as: UTF8.self)
+                let secrets = pending[textEnd..<newline].withUnsafeBytes { SecretBytes(copying: $0) }
+                pending.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, newline + 1) }
                 pending.removeSubrange(...newline)
-                return line
+                return (text, secrets)
             }
             guard pending.count < HelperProtocol.maximumReplyLength else {
                 throw SecureRoomError.helperFailed("\(path) sent an overlong reply")
@@ -152,9 +171,10 @@ private final class HelperProcess {
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 // No final line: the exit status alone tells what happened.
-                return String(decoding: pending, as: UTF8.self)
+                return (String(decoding: pending, as: UTF8.self), SecretBytes(count: 0))
             }
             pending.append(contentsOf: chunk[..<count])
+            chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) }
         }
     }
 

@@ -1,6 +1,7 @@
 /// The conversation between `secureroom-helper` and its callers (docs/SECURITY.md §3).
 ///
 ///     secureroom-helper verify USER        secureroom-helper change USER
+///     secureroom-helper setup-vault USER   secureroom-helper replace-vault USER
 ///
 /// standard input and output are one pipe or socket pair. The helper answers with one line:
 /// `ready` if the PIN(s) should follow, or a final reply (`HelperReply`) at once when no
@@ -22,6 +23,10 @@ public enum HelperProtocol {
         case verify
         /// Change the caller's own PIN (current, then new).
         case change
+        /// Check the caller's own PIN and give it a new vault key and recovery key.
+        case setupVault = "setup-vault"
+        /// As `setupVault`, discarding an existing vault key and recovery record.
+        case replaceVault = "replace-vault"
     }
 
     /// The helper's exit statuses (documented in secureroom-helper(8), README "Files").
@@ -45,7 +50,8 @@ public enum HelperProtocol {
 
 /// The helper's final answer to one request.
 public enum HelperReply {
-    /// The check's outcome (`success` carries no key material yet).
+    /// The check's outcome. On the wire `success` is followed by `HelperSecrets`' words;
+    /// `line` renders the public part only.
     case checked(PINVerifier.Outcome)
     /// A PIN of the wrong form, or a new PIN the policy refuses; nothing was counted or changed.
     case rejected(String)
@@ -86,7 +92,7 @@ public enum HelperReply {
         let words = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
         let rest = words.count > 1 ? words[1] : ""
         switch (words.first ?? "", words.count) {
-        case ("success", 1): self = .checked(.success(master: nil))
+        case ("success", 1): self = .checked(.success(vaultKey: nil))
         case ("not-enrolled", 1): self = .checked(.notEnrolled)
         case ("error", 1): self = .failed
         case ("incorrect", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.incorrect(status))

@@ -87,7 +87,8 @@ public struct LockoutPolicy: Equatable, Sendable {
         schedule.map { "\($0.failures):\(DurationText.compact($0.delay))" }.joined(separator: ",")
     }
 
-    private static func parseDuration(_ text: Substring) -> Int64? {
+    /// `N`, `Ns`, `Nm`, `Nh` or `Nd` in seconds; nil if malformed or too large.
+    static func parseDuration(_ text: Substring) -> Int64? {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         if let last = text.last, let unit = units[last] {
             return RecordText.decimal(text.dropLast(), as: Int64.self).flatMap { $0.multipliedReportingOverflow(by: unit).overflow ? nil : $0 * unit }
@@ -112,6 +113,13 @@ public enum LockoutStatus: Equatable, Sendable {
     case delayed(seconds: Int64, failures: Int)
     /// The guess budget is spent: only a reset (or a success by other means) helps.
     case disabled(failures: Int)
+
+    /// Consecutive failures counted.
+    public var failures: Int {
+        switch self {
+        case let .open(failures, _, _), let .delayed(_, failures), let .disabled(failures): return failures
+        }
+    }
 
     /// Whether an attempt may be made now.
     public var allowsAttempt: Bool {

@@ -4,16 +4,20 @@ import Glibc
 /// system log says about it. Shared by the PAM module (through the conversation), the
 /// admin tool (on the terminal) and secureroom-helper, so there is one vocabulary.
 public enum Messages {
-    /// The syslog lines (priority, text) for a check's outcome; `subject` names the user.
-    /// Never contains a PIN.
-    public static func logLines(for outcome: PINVerifier.Outcome, subject: String) -> [(priority: Int32, text: String)] {
+    /// The syslog lines (priority, text) for a check's outcome; `subject` names the user,
+    /// `wipeAfter` is the `wipe_after=` option. Never contains a PIN.
+    public static func logLines(for outcome: PINVerifier.Outcome, subject: String,
+                                wipeAfter: Int? = nil) -> [(priority: Int32, text: String)] {
         switch outcome {
         case .success, .notEnrolled:
             return []
         case .incorrect(let after):
-            let failure = (LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))")
-            guard case .disabled = after else { return [failure] }
-            return [failure, (LOG_WARNING, "PIN disabled for \(subject) (\(after))")]
+            var lines = [(LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))")]
+            if case .disabled = after { lines.append((LOG_WARNING, "PIN disabled for \(subject) (\(after))")) }
+            if let wipeAfter, after.failures == wipeAfter {
+                lines.append((LOG_WARNING, "vault key of \(subject) erased after \(wipeAfter) consecutive failures (wipe_after)"))
+            }
+            return lines
         case .repeatedIncorrect:
             return [(LOG_NOTICE, "authentication failure for \(subject): repeated wrong PIN, not counted")]
         case .locked(let now):

@@ -17,6 +17,14 @@ public protocol PINAuthority {
     /// change) becomes the PIN. The PIN changed only if the outcome is `.success`.
     func change(_ user: UserName, current: () throws -> SecretBytes,
                 new: () throws -> SecretBytes) throws -> PINVerifier.Outcome
+
+    /// Sets up `user`'s vault key: the PIN is checked exactly like `check`, then a new
+    /// data key is wrapped under it and under a new recovery key. On `.success` the
+    /// outcome carries the new data key and the recovery key is returned (show it once).
+    /// `replace` discards an existing vault key or recovery record (the old vault's
+    /// secrets become unreadable); without it either one is `vaultKeyExists`.
+    func setUpVault(_ user: UserName, replace: Bool,
+                    pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?)
 }
 
 /// The authority for a caller with this process's privileges: the state itself when
@@ -45,10 +53,15 @@ public struct LocalPINAuthority: PINAuthority {
     /// See `PINAuthority.check`. The first look at the tally takes no lock; `verify`
     /// looks again under the lock, and that answer is the one that counts.
     public func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
+        try check(user, pin: pin, whileLocked: nil)
+    }
+
+    private func check(_ user: UserName, pin: () throws -> SecretBytes,
+                       whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?) throws -> PINVerifier.Outcome {
         let verifier = PINVerifier(store: store, clock: clock)
         guard let status = try verifier.status(of: user) else { return .notEnrolled }
         guard status.allowsAttempt else { return .locked(status) }
-        return try verifier.verify(try pin(), for: user)
+        return try verifier.verify(try pin(), for: user, whileLocked: whileLocked)
     }
 
     /// See `PINAuthority.change`. The new PIN replaces the credential that was checked,
@@ -58,9 +71,26 @@ public struct LocalPINAuthority: PINAuthority {
                        new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
         let checked = try store.credential(for: user)
         let outcome = try check(user, pin: current)
-        if case .success = outcome, let checked {
-            try Enrollment(store: store, clock: clock).setPIN(try new(), for: user, replacing: checked.salt)
+        if case .success(let vaultKey) = outcome, let checked {
+            try Enrollment(store: store, clock: clock).setPIN(try new(), for: user, replacing: checked.salt,
+                                                              vaultKey: vaultKey)
         }
         return outcome
+    }
+
+    /// See `PINAuthority.setUpVault`. Refuses before asking for the PIN when the vault key
+    /// exists; checks again under the lock, where the keys are written.
+    public func setUpVault(_ user: UserName, replace: Bool,
+                           pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+        let enrollment = Enrollment(store: store, clock: clock)
+        if !replace, let credential = try store.credential(for: user) {
+            if credential.vaultKey != nil { throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false) }
+            if try store.recovery(for: user) != nil { throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: true) }
+        }
+        var recoveryKey: RecoveryKey?
+        let outcome = try check(user, pin: pin) { credential, master in
+            recoveryKey = try enrollment.setUpVault(&credential, master: master, replace: replace).recoveryKey
+        }
+        return (outcome, recoveryKey)
     }
 }

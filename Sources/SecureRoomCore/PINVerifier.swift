@@ -6,14 +6,15 @@
 /// 2. a wrong PIN already counted in this run is refused without costing an attempt;
 /// 3. count the attempt as a failure and fsync it *before* running argon2;
 /// 4. run argon2 once and compare the verifier in constant time;
-/// 5. on success clear the tally; on failure remember the guess's tag.
+/// 5. on success clear the tally and unwrap the vault key; on failure remember the
+///    guess's tag, and erase the vault key once `wipe_after` failures are reached.
 /// A process killed between 3 and 5 leaves the failure counted: never a free guess.
 public struct PINVerifier {
     /// The outcome of one check.
     public enum Outcome {
-        /// Right PIN; `master` is the argon2 output (for deriving further keys), nil when
-        /// the check ran in secureroom-helper.
-        case success(master: SecretBytes?)
+        /// Right PIN; `vaultKey` is the user's vault data key (DEK), unwrapped with the
+        /// same argon2 output, or nil if the user has no vault.
+        case success(vaultKey: SecretBytes?)
         /// Wrong PIN; the tally now stands at `status`.
         case incorrect(LockoutStatus)
         /// A wrong PIN already counted in this run; nothing was counted again.
@@ -48,15 +49,21 @@ public struct PINVerifier {
     ///
     /// Callers that prompt should use `check(_:pin:)`, which refuses a locked PIN and
     /// skips a user without one before asking.
-    public func verify(_ pin: SecretBytes, for user: UserName) throws -> Outcome {
+    ///
+    /// `whileLocked` runs after a successful check, still under the lock, with the
+    /// credential and the argon2 output; a credential it changes is written back.
+    public func verify(_ pin: SecretBytes, for user: UserName,
+                       whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)? = nil) throws -> Outcome {
         let pepper = try store.pepper()
         let policy = store.configuration.lockout
         return try store.withExclusiveLock(for: user) {
-            guard let credential = try store.credential(for: user) else {
+            guard var credential = try store.credential(for: user) else {
                 try spendEquivalentTime(pin, user: user)
                 return .notEnrolled
             }
             var tally = try store.lockout(for: user)
+            // A process killed after counting the wipe_after-th failure erases the key here.
+            try wipeVaultKeyIfDue(&credential, failures: tally.failures)
             let before = policy.status(of: tally, at: clock.now())
             guard before.allowsAttempt else { return .locked(before) }
 
@@ -78,12 +85,26 @@ public struct PINVerifier {
                 tally.lastFailure = previousFailure
                 tally.lastSuccess = clock.now().wallSeconds
                 try store.write(tally, for: user)
-                return .success(master: master)
+                if let whileLocked {
+                    let before = credential
+                    try whileLocked(&credential, master)
+                    if credential != before { try store.write(credential) }
+                }
+                return .success(vaultKey: credential.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) })
             }
             tally.seenGuesses.append(tag)
             try store.write(tally, for: user)
+            try wipeVaultKeyIfDue(&credential, failures: tally.failures)
             return .incorrect(policy.status(of: tally, at: clock.now()))
         }
+    }
+
+    /// `wipe_after=N`: once N consecutive failures are counted, the PIN-wrapped vault key
+    /// is erased (the iOS "Erase Data" option); only the recovery key can open the vault.
+    private func wipeVaultKeyIfDue(_ credential: inout CredentialRecord, failures: Int) throws {
+        guard let limit = store.configuration.wipeAfter, failures >= limit, credential.vaultKey != nil else { return }
+        credential.vaultKey = nil
+        try store.write(credential)
     }
 
     /// Runs argon2 with the configured parameters on a random salt and a random pepper,

@@ -69,6 +69,11 @@ struct RecordText {
         return bytes
     }
 
+    /// An optional hex value of exactly `count` bytes (nil when the key is absent).
+    func optionalHex(_ key: String, count: Int) throws -> [UInt8]? {
+        fields[key] == nil ? nil : try hex(key, count: count)
+    }
+
     /// Strict decimal: digits only, no sign, no leading zeros, fits in `T`.
     static func decimal<T: FixedWidthInteger>(_ text: Substring, as: T.Type) -> T? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),

@@ -34,6 +34,14 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case changedConcurrently(user: String)
     /// The user's records stayed locked by another process for too long.
     case busy(path: String, seconds: Int)
+    /// A recovery key that is not 40 digits.
+    case invalidRecoveryKey
+    /// A recovery key that does not open the user's vault key (or no recovery record).
+    case wrongRecoveryKey(user: String)
+    /// A new PIN would leave the user's vault unreadable (no recovery key given, no --force).
+    case vaultWouldBeLost(user: String)
+    /// The user's vault key already exists, or can only come back through the recovery key.
+    case vaultKeyExists(user: String, recoverable: Bool)
 }
 
 extension SecureRoomError: CustomStringConvertible {
@@ -58,6 +66,16 @@ extension SecureRoomError: CustomStringConvertible {
         case let .changedConcurrently(user):
             return "the PIN of \(user) was changed, removed or reset during this change; nothing was changed"
         case let .busy(path, seconds): return "\(path) is still locked by another process after \(seconds) s"
+        case .invalidRecoveryKey: return "a recovery key is 40 digits (eight groups of five)"
+        case let .wrongRecoveryKey(user): return "the recovery key does not open the vault of \(user)"
+        case let .vaultWouldBeLost(user):
+            return "\(user) has a vault: a new PIN without the recovery key makes it unreadable "
+                + "(give --recovery-key, or --force to accept the loss)"
+        case let .vaultKeyExists(user, recoverable):
+            return recoverable
+                ? "\(user) already set up a vault; its key is kept by the recovery key "
+                    + "(an administrator restores it with 'secureroom set \(user) --recovery-key')"
+                : "\(user) already has a vault key"
         }
     }
 }

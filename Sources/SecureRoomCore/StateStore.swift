@@ -7,6 +7,7 @@ import Glibc
 ///       users/        0700
 ///         NAME.credential   0600   CredentialRecord
 ///         NAME.lockout      0600   LockoutRecord
+///         NAME.recovery     0600   RecoveryRecord (only once a vault is set up)
 ///         NAME.lock         0600   empty; flock'd while a user's records change
 ///
 /// Every access re-checks ownership and modes (ProtectedDirectory); the store caches the
@@ -56,6 +57,23 @@ public final class StateStore {
         return record
     }
 
+    /// The user's vault recovery record, or nil if the user never set up a vault.
+    public func recovery(for user: UserName) throws -> RecoveryRecord? {
+        let name = "\(user.rawValue).recovery"
+        let directory = try users()
+        guard let bytes = try directory.read(name, limit: RecoveryRecord.maximumSize) else { return nil }
+        let record = try RecoveryRecord(parsing: bytes, path: directory.path + "/" + name)
+        guard record.user == user else {
+            throw SecureRoomError.corruptRecord(path: directory.path + "/" + name, reason: "belongs to another user")
+        }
+        return record
+    }
+
+    /// Writes the recovery record atomically.
+    public func write(_ record: RecoveryRecord) throws {
+        try users().writeAtomically("\(record.user.rawValue).recovery", contents: record.serialized())
+    }
+
     /// The user's tally (empty if none was recorded yet).
     public func lockout(for user: UserName) throws -> LockoutRecord {
         let name = "\(user.rawValue).lockout"
@@ -74,7 +92,8 @@ public final class StateStore {
         try users().writeAtomically("\(user.rawValue).lockout", contents: record.serialized())
     }
 
-    /// Removes the user's credential (the PIN) and tally.
+    /// Removes the user's credential (the PIN) and tally. The recovery record stays: it
+    /// is the only way back into the vault once the PIN is gone.
     public func removeRecords(for user: UserName) throws {
         let directory = try users()
         try directory.remove("\(user.rawValue).credential")

@@ -32,8 +32,11 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
 
     /// The account's uid from the passwd database (getpwnam_r), or nil if there is no
     /// such account.
-    public func accountID() -> uid_t? {
-        Self.passwdEntry { getpwnam_r(rawValue, $0, $1, $2, $3) }?.uid
+    public func accountID() -> uid_t? { account()?.uid }
+
+    /// The account's uid and primary gid, or nil if there is no such account.
+    public func account() -> (uid: uid_t, gid: gid_t)? {
+        Self.passwdEntry { getpwnam_r(rawValue, $0, $1, $2, $3) }.map { ($0.uid, $0.gid) }
     }
 
     /// The name of the account with `uid` (getpwuid_r), or nil if there is none.
@@ -45,7 +48,7 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
     private static func passwdEntry(
         _ lookup: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
                    UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32
-    ) -> (uid: uid_t, name: String)? {
+    ) -> (uid: uid_t, gid: gid_t, name: String)? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
@@ -54,7 +57,7 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
             return lookup(&entry, base, bytes.count, &result)
         }
         guard code == 0, result != nil, let name = entry.pw_name else { return nil }
-        return (entry.pw_uid, String(cString: name))
+        return (entry.pw_uid, entry.pw_gid, String(cString: name))
     }
 
     private static func isPortable(_ byte: UInt8) -> Bool {

@@ -12,7 +12,7 @@ import SecureRoomToolSupport
 /// 0. before Swift starts (startup.c): empty environment, /dev/null on closed 0-2, no
 ///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
 ///    then no runtime crash handler (CrashHandlers);
-/// 1. the request is exactly `verify USER` or `change USER`;
+/// 1. the request is exactly `verify`, `change`, `setup-vault` or `replace-vault`, and USER;
 /// 2. the caller is not root (root reads the state itself);
 /// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
 /// 4. it really runs with effective uid 0;
@@ -29,18 +29,20 @@ enum HelperMain {
         SystemLog.open(identity: "secureroom-helper")
         let caller = getuid()
         var channelChecked = false
-        let reply = serve(arguments: arguments, caller: caller, channelChecked: &channelChecked)
+        var secrets: SecretBytes?
+        let reply = serve(arguments: arguments, caller: caller, channelChecked: &channelChecked, secrets: &secrets)
         guard dropPrivileges() else {
             SystemLog.error("cannot drop privileges (uid \(caller)); exiting")
             return .failure
         }
-        writeToCaller(reply.line)
+        writeToCaller(reply.line, secrets: secrets)
         if channelChecked { awaitEndOfInput() }
         return reply.exitStatus
     }
 
     /// Steps 1-7; every error becomes a reply here, and every refusal a log line.
-    private static func serve(arguments: [String], caller: uid_t, channelChecked: inout Bool) -> HelperReply {
+    private static func serve(arguments: [String], caller: uid_t, channelChecked: inout Bool,
+                              secrets: inout SecretBytes?) -> HelperReply {
         do {
             let invocation = try HelperInvocation(arguments: arguments, caller: caller)
             // Effective gid root too, so the records it writes are root:root.
@@ -51,7 +53,8 @@ enum HelperMain {
             try requireChannel()
             channelChecked = true
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
-            return .checked(try HelperSession(invocation: invocation, store: StateStore(configuration: configuration)).run())
+            return .checked(try HelperSession(invocation: invocation, store: StateStore(configuration: configuration))
+                .run(secrets: &secrets))
         } catch let refusal as HelperRefusal {
             SystemLog.warning("refused uid \(caller): \(refusal.detail)")
             return .refused(refusal.reason)
@@ -64,6 +67,9 @@ enum HelperMain {
         } catch PINEntry.Failure.endOfInput {
             SystemLog.notice("refused uid \(caller): no PIN on standard input")
             return .refused("no PIN on standard input")
+        } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
+            SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
+            return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)
         } catch {
             SystemLog.error("\(error) (uid \(caller))")
             return .failed

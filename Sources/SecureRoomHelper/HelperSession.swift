@@ -1,3 +1,4 @@
+import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
 import SecureRoomToolSupport
@@ -11,12 +12,14 @@ struct HelperSession {
     /// The state, as configured in /etc/security/secureroom.conf.
     let store: StateStore
 
-    /// Runs the request; the PIN changed only if a `change` returns `.success`.
-    func run() throws -> PINVerifier.Outcome {
+    /// Runs the request; the PIN changed only if a `change` returns `.success`. On
+    /// success `secrets` holds the key material for the reply (`HelperSecrets`).
+    func run(secrets: inout SecretBytes?) throws -> PINVerifier.Outcome {
         let authority = LocalPINAuthority(store: store)
         let format = store.configuration.format
         let user = invocation.user
         let outcome: PINVerifier.Outcome
+        var recoveryKey: RecoveryKey?
         switch invocation.request {
         case .verify:
             outcome = try authority.check(user) {
@@ -39,22 +42,43 @@ struct HelperSession {
                 guard let accepted else { throw SecureRoomError.pinRejected("no new PIN") }
                 return accepted
             })
+        case .setupVault, .replaceVault:
+            (outcome, recoveryKey) = try authority.setUpVault(user, replace: invocation.request == .replaceVault) {
+                announceReady()
+                return try PINEntry.readLine(format: format)
+            }
         }
         let subject = "\(user) (uid \(invocation.uid))"
-        for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
-        guard case .success = outcome else { return outcome }
-        if invocation.request == .change { SystemLog.notice("PIN changed for \(subject)") }
-        // The argon2 output is not sent anywhere; let it be wiped before privileges drop.
-        return .success(master: nil)
+        for line in Messages.logLines(for: outcome, subject: subject, wipeAfter: store.configuration.wipeAfter) { SystemLog.log(line.priority, line.text) }
+        guard case .success(let vaultKey) = outcome else { return outcome }
+        switch invocation.request {
+        case .verify: break
+        case .change: SystemLog.notice("PIN changed for \(subject)")
+        case .setupVault, .replaceVault: SystemLog.notice("vault key set up for \(subject)")
+        }
+        // The caller's own vault key goes back to it (after `verify` and the vault set-ups);
+        // a `change` has no use for it.
+        if invocation.request != .change { secrets = HelperSecrets.encode(vaultKey: vaultKey, recoveryKey: recoveryKey) }
+        return .success(vaultKey: nil)
     }
 
     /// Tells the caller to send the PIN(s) now.
     private func announceReady() { writeToCaller(HelperProtocol.readyLine) }
 }
 
-/// Writes one protocol line to standard output (the caller's pipe or socket).
-func writeToCaller(_ text: String) {
-    let line = Array((text + "\n").utf8)
+/// Writes one protocol line to standard output (the caller's pipe or socket), with the
+/// key material after a `success` written straight from its buffer.
+func writeToCaller(_ text: String, secrets: SecretBytes? = nil) {
+    var line = Array(text.utf8)
+    if let secrets { line.append(contentsOf: [UInt8](repeating: 0, count: secrets.count)) }
+    line.append(UInt8(ascii: "\n"))
+    defer { line.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+    if let secrets {
+        let start = text.utf8.count
+        line.withUnsafeMutableBytes { target in
+            secrets.withUnsafeBytes { target.baseAddress?.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        }
+    }
     var offset = 0
     while offset < line.count {
         let written = line[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }

@@ -8,18 +8,10 @@ import XCTest
 final class ConcurrencyTests: XCTestCase {
     let user = "daemon"
 
-    private func counterLibrary(in sandbox: Sandbox) throws -> String {
-        let source = Artifacts.root + "/Tests/PAMModuleTests/Fixtures/argon2-counter.c"
-        let library = sandbox.root + "/argon2-counter.so"
-        let result = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"])
-        XCTAssertEqual(result.status, 0, result.errorOutput)
-        return library
-    }
-
     /// Starts `count` drivers at once, each answering with a wrong PIN; returns their codes
     /// and the number of argon2 runs they made.
     private func attack(_ sandbox: Sandbox, count: Int) throws -> (codes: [Int32], argon2Runs: Int) {
-        let library = try counterLibrary(in: sandbox)
+        let library = try sandbox.argon2CounterLibrary()
         let counts = sandbox.root + "/argon2-calls"
         XCTAssertTrue(FileManager.default.createFile(atPath: counts, contents: nil))
         var codes = [Int32](repeating: -1, count: count)

@@ -22,10 +22,12 @@ public enum Artifacts {
     public static let driver = releaseDirectory + "/secureroom-pam-driver"
     /// The setuid helper (built without the setuid bit; tests install a copy).
     public static let helper = releaseDirectory + "/secureroom-helper"
+    /// The vault tool.
+    public static let vault = releaseDirectory + "/secureroom-vault"
 
     /// Throws with a clear message if `scripts/build` has not been run.
     public static func require() throws {
-        for path in [module, cli, driver, helper] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
+        for path in [module, cli, driver, helper, vault] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
             throw ArtifactMissing(path: path)
         }
     }

@@ -90,6 +90,17 @@ public final class Sandbox {
         ["--confdir", pamDirectory, "--service", service] + (user.map { ["--user", $0] } ?? []) + options + operations
     }
 
+    /// Builds the LD_PRELOAD shim that counts libargon2's argon2id_ctx calls
+    /// (Tests/PAMModuleTests/Fixtures/argon2-counter.c) into the sandbox; returns its path.
+    /// Calls are appended to $ARGON2_COUNTER_FILE, one byte each.
+    public func argon2CounterLibrary() throws -> String {
+        let source = Artifacts.root + "/Tests/PAMModuleTests/Fixtures/argon2-counter.c"
+        let library = root + "/argon2-counter.so"
+        let result = try runProgram("/usr/bin/cc", ["-shared", "-fPIC", "-O2", "-o", library, source, "-ldl"])
+        guard result.status == 0 else { throw SandboxFailure(message: "cc argon2-counter: \(result.errorOutput)") }
+        return library
+    }
+
     /// Prompt answers as the driver reads them: one line each.
     public static func lines(_ responses: [String]) -> String { responses.map { $0 + "\n" }.joined() }
 

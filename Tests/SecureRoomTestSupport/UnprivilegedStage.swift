@@ -5,6 +5,8 @@ import Foundation
 ///
 /// - /etc/security is a copy holding this sandbox's secureroom.conf, because the setuid
 ///   helper reads that file and nothing else;
+/// - /etc/pam.d is a copy to which tests add services (`systemService`), for programs
+///   that call pam_start(3) themselves (`secureroom-vault unlock`);
 /// - /dev is a small tmpfs whose /dev/log is a socket this object reads, so syslog lines
 ///   from the helper and the module can be asserted.
 ///
@@ -59,11 +61,11 @@ public final class UnprivilegedStage {
         }
         let files = FileManager.default
         try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sandbox.root)
-        for directory in ["bin", "etc-security", "dev-host"] {
+        for directory in ["bin", "etc-security", "etc-pam.d", "dev-host"] {
             try files.createDirectory(atPath: sandbox.root + "/" + directory, withIntermediateDirectories: false)
         }
         try files.createDirectory(atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])
-        for artifact in [Artifacts.module, Artifacts.driver, Artifacts.cli, Artifacts.helper] {
+        for artifact in [Artifacts.module, Artifacts.driver, Artifacts.cli, Artifacts.helper, Artifacts.vault] {
             let copy = bin + "/" + URL(fileURLWithPath: artifact).lastPathComponent
             try files.copyItem(atPath: artifact, toPath: copy)
             try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)
@@ -73,9 +75,11 @@ public final class UnprivilegedStage {
         try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: helperWithoutSetuidBit)
 
         let security = sandbox.root + "/etc-security"
-        try files.removeItem(atPath: security)
-        let copied = try runProgram("/bin/cp", ["-a", "/etc/security", security])
-        guard copied.status == 0 else { throw Sandbox.SandboxFailure(message: "cp /etc/security: \(copied.errorOutput)") }
+        for (system, copy) in [("/etc/security", security), ("/etc/pam.d", sandbox.root + "/etc-pam.d")] {
+            try files.removeItem(atPath: copy)
+            let copied = try runProgram("/bin/cp", ["-a", system, copy])
+            guard copied.status == 0 else { throw Sandbox.SandboxFailure(message: "cp \(system): \(copied.errorOutput)") }
+        }
         let base = try String(contentsOfFile: sandbox.config, encoding: .utf8)
         try sandbox.write(security + "/secureroom.conf",
                           base + "dir = \(sandbox.state)\nhelper = \(helper)\n" + extraConfiguration, mode: 0o644)
@@ -124,6 +128,19 @@ public final class UnprivilegedStage {
     /// in a line becomes its path. No `dir=`/`conf=`: the namespace's config file applies.
     public func service(_ name: String, _ lines: [String]) throws {
         try sandbox.service(name, lines, module: module, state: false)
+    }
+
+    /// Writes /etc/pam.d/NAME as seen inside the namespace; `MODULE` becomes the module copy.
+    public func systemService(_ name: String, _ lines: [String]) throws {
+        let text = lines.map { $0.replacingOccurrences(of: "MODULE", with: module) }.joined(separator: "\n") + "\n"
+        try sandbox.write(sandbox.root + "/etc-pam.d/" + name, text, mode: 0o644)
+    }
+
+    /// Runs the vault tool as `uid`, with its data directory under the scratch area.
+    public func vault(as uid: UInt32, _ arguments: [String], input: String = "") throws -> ProcessResult {
+        let data = scratch + "/data-\(uid)"
+        return try run(as: uid, bin + "/secureroom-vault", arguments, input: input,
+                       environment: ["XDG_DATA_HOME": data, "HOME": scratch])
     }
 
     /// The `probe` stack of `Sandbox.probeService`, for unprivileged callers, under
@@ -191,6 +208,7 @@ public final class UnprivilegedStage {
     root=$1 uid=$2 gid=$3 redirection=$4
     shift 4
     mount --bind "$root/etc-security" /etc/security
+    mount --bind "$root/etc-pam.d" /etc/pam.d
     mount --rbind /dev "$root/dev-host"
     mount -t tmpfs -o mode=0755,nosuid tmpfs /dev
     for node in null zero full random urandom tty; do

@@ -11,6 +11,7 @@
 #include <security/pam_appl.h>
 #include <security/pam_modules.h>
 #include <security/pam_ext.h>
+#include <stddef.h>
 #include <syslog.h>
 
 /* Prompt with echo off; *response is malloc'd by the application (may be NULL). */
@@ -27,5 +28,16 @@ int sr_pam_get_authtok_item(pam_handle_t *pamh, int old, const char **token);
 int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec);
 /* Wipe and free a conversation response. */
 void sr_pam_drop_response(char *response);
+/* Show an informational message through the conversation. */
+int sr_pam_info(pam_handle_t *pamh, const char *message);
+/* Keep a copy of the unlocked vault key with pam_set_data until setcred or open_session
+ * (mlock'd; wiped and freed by libpam's cleanup at pam_end or when replaced). */
+int sr_pam_stash_vault_key(pam_handle_t *pamh, const unsigned char *key, size_t length);
+/* The stashed vault key (length SR_VAULT_KEY_LENGTH) or NULL. */
+const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh);
+/* Wipe and drop the stashed vault key. */
+void sr_pam_drop_vault_key(pam_handle_t *pamh);
+/* PAM_ESTABLISH_CRED and friends, as plain ints. */
+int sr_pam_delete_cred_flag(void);
 
 #endif

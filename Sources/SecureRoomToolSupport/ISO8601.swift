@@ -1,9 +1,9 @@
 import Glibc
 
 /// ISO 8601 timestamps in UTC for status output ("2026-11-21T14:41:09Z").
-enum ISO8601 {
+public enum ISO8601 {
     /// Formats Unix seconds.
-    static func utc(_ seconds: Int64) -> String {
+    public static func utc(_ seconds: Int64) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)

@@ -1,0 +1,133 @@
+import CKeyutils
+import CSecureRoomSystem
+import Glibc
+
+/// An unlocked vault key in the kernel's key retention service (docs/FORMAT.md §6):
+/// a `user` key named `secureroom:vault:NAME` in the user's own user keyring (@u), owned
+/// by the user, readable by the user only, with a timeout (`vault_timeout=`). The key is
+/// gone when it times out, when `remove` invalidates it, or at reboot.
+///
+/// Payload (48 bytes): "SRVK" 01 00 00 00, the expiry as Unix seconds (big-endian u64),
+/// then the 32-byte data key. The expiry only answers "how long is left"; the kernel's
+/// timeout is what locks.
+public struct VaultKeyring {
+    /// The vault's owner.
+    public let user: UserName
+    /// The owner's uid and primary gid.
+    public let uid: uid_t
+    /// The owner's primary gid.
+    public let gid: gid_t
+
+    private static let magic: [UInt8] = [0x53, 0x52, 0x56, 0x4b, 1, 0, 0, 0]
+    private static let payloadLength = magic.count + 8 + VaultKey.length
+    /// possessor: everything; owner: view, read, write, search, setattr; nobody else.
+    private static let permissions: key_perm_t = 0x3f00_0000 | 0x003b_0000
+
+    /// The keyring of `user`, whose account is `uid`/`gid`.
+    public init(user: UserName, uid: uid_t, gid: gid_t) {
+        self.user = user
+        self.uid = uid
+        self.gid = gid
+    }
+
+    /// The keyring of the account running this process.
+    public static func current() throws -> VaultKeyring {
+        let uid = getuid()
+        guard let name = UserName.accountName(of: uid), let user = try? UserName(name) else {
+            throw SecureRoomError.invalidUserName("uid \(uid)")
+        }
+        return VaultKeyring(user: user, uid: uid, gid: getgid())
+    }
+
+    private var description: String { "secureroom:vault:\(user.rawValue)" }
+
+    /// Puts `vaultKey` in the user's keyring for `timeout` seconds, replacing an earlier one.
+    public func store(_ vaultKey: SecretBytes, timeout: Int64) throws {
+        let payload = SecretBytes(count: Self.payloadLength)
+        let expiry = UInt64(max(0, Int64(time(nil)) + timeout))
+        payload.withUnsafeMutableBytes { bytes in
+            for (index, byte) in Self.magic.enumerated() { bytes[index] = byte }
+            for index in 0..<8 { bytes[Self.magic.count + index] = UInt8(truncatingIfNeeded: expiry >> (56 - 8 * index)) }
+            vaultKey.withUnsafeBytes { key in
+                bytes.baseAddress?.advanced(by: Self.magic.count + 8).copyMemory(from: key.baseAddress!, byteCount: key.count)
+            }
+        }
+        try asOwner {
+            let id = payload.withUnsafeBytes { add_key("user", description, $0.baseAddress, $0.count, KEY_SPEC_USER_KEYRING) }
+            guard id > 0 else { throw SecureRoomError.system(operation: "add_key", path: description, errno: errno) }
+            guard keyctl_setperm(id, Self.permissions) == 0,
+                  keyctl_set_timeout(id, UInt32(clamping: timeout)) == 0 else {
+                let failure = errno
+                _ = keyctl_invalidate(id)
+                throw SecureRoomError.system(operation: "keyctl", path: description, errno: failure)
+            }
+        }
+    }
+
+    /// The unlocked vault key and the seconds it has left, or nil if the vault is locked.
+    public func load() throws -> (vaultKey: SecretBytes, secondsLeft: Int64)? {
+        let payload = SecretBytes(count: Self.payloadLength + 1)
+        let length: Int = try asOwner {
+            guard let id = try find() else { return -1 }
+            let read = payload.withUnsafeMutableBytes { keyctl_read(id, $0.baseAddress, $0.count) }
+            if read < 0 && [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { return -1 }
+            guard read >= 0 else { throw SecureRoomError.system(operation: "keyctl_read", path: description, errno: errno) }
+            return read
+        }
+        guard length >= 0 else { return nil }
+        return try payload.withUnsafeBytes { bytes in
+            guard length == Self.payloadLength, bytes.prefix(Self.magic.count).elementsEqual(Self.magic) else {
+                throw SecureRoomError.corruptRecord(path: "keyring key \(description)", reason: "not a SecureRoom vault key")
+            }
+            var expiry: UInt64 = 0
+            for index in 0..<8 { expiry = expiry << 8 | UInt64(bytes[Self.magic.count + index]) }
+            let key = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(Self.magic.count + 8)..<length]))
+            return (key, max(0, Int64(clamping: expiry) - Int64(time(nil))))
+        }
+    }
+
+    /// Removes the key (keyctl invalidate); true if there was one.
+    @discardableResult
+    public func remove() throws -> Bool {
+        try asOwner {
+            guard let id = try find() else { return false }
+            guard keyctl_invalidate(id) == 0 || errno == ENOKEY || errno == EKEYREVOKED || errno == EKEYEXPIRED else {
+                throw SecureRoomError.system(operation: "keyctl_invalidate", path: description, errno: errno)
+            }
+            return true
+        }
+    }
+
+    /// The key's serial in @u, or nil if there is none (or it expired).
+    private func find() throws -> key_serial_t? {
+        let id = keyctl_search(KEY_SPEC_USER_KEYRING, "user", description, 0)
+        if id < 0 && [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { return nil }
+        guard id > 0 else { throw SecureRoomError.system(operation: "keyctl_search", path: description, errno: errno) }
+        return key_serial_t(id)
+    }
+
+    /// Runs `body` as the owner, so that @u is the owner's user keyring and new keys are
+    /// theirs: root switches its real and effective ids for the duration (as
+    /// pam_keyinit does) and switches back, keeping saved uid 0 throughout.
+    private func asOwner<T>(_ body: () throws -> T) throws -> T {
+        let (realUID, effectiveUID, realGID, effectiveGID) = (getuid(), geteuid(), getgid(), getegid())
+        if realUID == uid && effectiveUID == uid { return try body() }
+        guard effectiveUID == 0 else {
+            throw SecureRoomError.system(operation: "keyring of \(user)", path: "", errno: EPERM)
+        }
+        guard sr_setresgid(gid, gid, gid_t.max) == 0 else {
+            throw SecureRoomError.system(operation: "setresgid", path: "", errno: errno)
+        }
+        guard sr_setresuid(uid, uid, 0) == 0 else {
+            let failure = errno
+            _ = sr_setresgid(realGID, effectiveGID, gid_t.max)
+            throw SecureRoomError.system(operation: "setresuid", path: "", errno: failure)
+        }
+        defer {
+            // Back to root first: only then may the gids return.
+            _ = sr_setresuid(realUID, effectiveUID, 0)
+            _ = sr_setresgid(realGID, effectiveGID, gid_t.max)
+        }
+        return try body()
+    }
+}

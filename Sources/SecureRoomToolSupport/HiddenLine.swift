@@ -1,0 +1,86 @@
+import CSecureRoomSystem
+import Glibc
+import SecureRoomCore
+
+/// One line of secret text that is not a PIN (a recovery key, a vault value): typed at a
+/// prompt with nothing echoed, or read from standard input when it is not a terminal.
+/// Bytes go straight into a wiped buffer.
+public enum HiddenLine {
+    /// Reads one line of at most `limit` bytes (without its newline); longer is an error.
+    public static func read(prompt: String, limit: Int) throws -> SecretBytes {
+        isatty(STDIN_FILENO) == 1 ? try readMasked(prompt: prompt, limit: limit) : try readPiped(limit: limit)
+    }
+
+    /// The error for a line longer than `limit`.
+    public struct TooLong: Error, CustomStringConvertible {
+        /// The limit that was passed.
+        public let limit: Int
+        /// One line for the user.
+        public var description: String { "the input is longer than \(limit) bytes" }
+    }
+
+    /// At a terminal: raw mode, nothing echoed; Enter ends, Backspace erases, Ctrl-C/D cancel.
+    public static func readMasked(prompt: String, limit: Int) throws -> SecretBytes {
+        var saved = [UInt8](repeating: 0, count: sr_termios_size())
+        guard sr_tty_raw(STDIN_FILENO, &saved, saved.count) == 0 else {
+            throw SecureRoomError.system(operation: "tcsetattr", path: "standard input", errno: errno)
+        }
+        show(prompt)
+        defer {
+            _ = sr_tty_restore(STDIN_FILENO, saved)
+            show("\r\n")
+        }
+        return try collect(limit: limit) { byte, length in
+            switch byte {
+            case 0x0d, 0x0a: return .end
+            case 0x7f, 0x08: return length > 0 ? .erase : .skip
+            case 0x03, 0x04, 0x1b: throw PINEntry.Failure.cancelled
+            default: return .keep
+            }
+        }
+    }
+
+    private static func readPiped(limit: Int) throws -> SecretBytes {
+        try collect(limit: limit, atEndOfInput: .end) { byte, _ in byte == 0x0a ? .end : .keep }
+    }
+
+    private enum Step { case keep, erase, skip, end }
+
+    /// Reads byte by byte, letting `decide` classify each one.
+    private static func collect(limit: Int, atEndOfInput: Step? = nil,
+                                _ decide: (UInt8, Int) throws -> Step) throws -> SecretBytes {
+        let buffer = SecretBytes(count: limit)
+        var length = 0
+        var sawAnything = false
+        try buffer.withUnsafeMutableBytes { bytes in
+            while true {
+                var byte: UInt8 = 0
+                defer { byte = 0 }
+                let count = Glibc.read(STDIN_FILENO, &byte, 1)
+                if count < 0 && errno == EINTR { continue }
+                guard count == 1 else {
+                    guard atEndOfInput != nil, sawAnything else { throw PINEntry.Failure.endOfInput }
+                    return
+                }
+                sawAnything = true
+                switch try decide(byte, length) {
+                case .end: return
+                case .skip: continue
+                case .erase:
+                    length -= 1
+                    bytes[length] = 0
+                case .keep:
+                    guard length < limit else { throw TooLong(limit: limit) }
+                    bytes[length] = byte
+                    length += 1
+                }
+            }
+        }
+        return buffer.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
+    }
+
+    private static func show(_ text: String) {
+        var bytes = Array(text.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}

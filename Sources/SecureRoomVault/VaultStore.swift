@@ -1,0 +1,170 @@
+import FoundationEssentials
+import GRDB
+import Glibc
+import SecureRoomCore
+
+/// A user's vault: one SQLite file (docs/FORMAT.md §7), owned by the user, mode 0600,
+/// written in WAL mode so that several processes can add secrets at once (each write is
+/// one IMMEDIATE transaction; a busy writer is waited for, up to 30 s).
+///
+///     meta(name TEXT PRIMARY KEY, value BLOB)          format = "1", vault-id, key-check
+///     secret(title_mac BLOB PRIMARY KEY, sealed BLOB)  one row per secret
+public final class VaultStore {
+    /// The vault file.
+    public let path: String
+    private let queue: DatabaseQueue
+    private let cipher: VaultCipher
+    private let now: () -> Int64
+
+    /// Opens (or, with `create`, creates) the vault at `path` with `dataKey`; throws
+    /// `wrongKey` if the vault was sealed with another key.
+    public init(path: String, dataKey: SecretBytes, create: Bool, now: @escaping () -> Int64 = { Int64(time(nil)) }) throws {
+        self.path = path
+        self.now = now
+        try VaultLocation.checkFile(path, mustExist: !create)
+        // The file is made here, 0600 from birth and never through a symlink; SQLite gives
+        // its -wal and -shm files the database file's mode.
+        if create { try VaultLocation.createFile(path) }
+        var configuration = GRDB.Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.journalMode = .wal
+        var vaultID: [UInt8] = []
+        var storedCheck: [UInt8] = []
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try db.execute(sql: """
+                        CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
+                        CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID;
+                        """)
+                    if let id = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'vault-id'") {
+                        guard try String.fetchOne(db, sql: "SELECT CAST(value AS TEXT) FROM meta WHERE name = 'format'") == "1" else {
+                            throw VaultError.damaged("unknown vault format")
+                        }
+                        vaultID = Array(id)
+                        storedCheck = Array(try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'key-check'") ?? Data())
+                    } else {
+                        vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
+                        storedCheck = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
+                        try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?), ('key-check', ?)",
+                                       arguments: [Data(vaultID), Data(storedCheck)])
+                    }
+                    return .commit
+                }
+            }
+            guard vaultID.count == 16 else { throw VaultError.damaged("malformed vault id") }
+            cipher = VaultCipher(dataKey: dataKey, vaultID: vaultID)
+        } catch let error as DatabaseError {
+            throw Self.translate(error, path: path)
+        }
+        let check = SecretBytes(copying: cipher.keyCheck.withUnsafeBytes { $0 })
+        guard storedCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
+    }
+
+    /// Adds a secret; with `replace`, overwrites one of the same title (keeping its
+    /// creation date), otherwise that is `exists`.
+    public func add(title: String, value: SecretBytes, replace: Bool) throws {
+        try Self.validate(title: title)
+        guard value.count <= VaultCipher.maximumValueLength else {
+            throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
+        }
+        let mac = cipher.titleMAC(title)
+        try write { db in
+            var created = now()
+            if let existing = try Self.sealed(db, mac) {
+                guard replace else { throw VaultError.exists(title: title) }
+                created = try cipher.open(existing, titleMAC: mac).created
+            }
+            let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now()), titleMAC: mac)
+            try db.execute(sql: "INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?, ?)", arguments: [Data(mac), Data(sealed)])
+        }
+    }
+
+    /// The secret titled `title`.
+    public func secret(titled title: String) throws -> VaultSecret {
+        let mac = cipher.titleMAC(title)
+        return try read { db in
+            guard let sealed = try Self.sealed(db, mac) else { throw VaultError.notFound(title: title) }
+            return try cipher.open(sealed, titleMAC: mac)
+        }
+    }
+
+    /// Every secret, sorted by title. Each one is opened and checked.
+    public func secrets() throws -> [VaultSecret] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT title_mac, sealed FROM secret").map { row in
+                let mac: Data = row["title_mac"], sealed: Data = row["sealed"]
+                return try cipher.open(Array(sealed), titleMAC: Array(mac))
+            }
+        }.sorted { $0.title < $1.title }
+    }
+
+    /// The number of secrets.
+    public func count() throws -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM secret") ?? 0 }
+    }
+
+    /// Removes the secret titled `title`.
+    public func remove(title: String) throws {
+        let mac = cipher.titleMAC(title)
+        try write { db in
+            try db.execute(sql: "DELETE FROM secret WHERE title_mac = ?", arguments: [Data(mac)])
+            guard db.changesCount == 1 else { throw VaultError.notFound(title: title) }
+        }
+    }
+
+    /// Gives the secret titled `old` the title `new` (re-sealed for its new row).
+    public func rename(_ old: String, to new: String) throws {
+        try Self.validate(title: new)
+        let (oldMAC, newMAC) = (cipher.titleMAC(old), cipher.titleMAC(new))
+        try write { db in
+            guard let sealed = try Self.sealed(db, oldMAC) else { throw VaultError.notFound(title: old) }
+            let taken = try Self.sealed(db, newMAC) != nil
+            guard oldMAC == newMAC || !taken else { throw VaultError.exists(title: new) }
+            var secret = try cipher.open(sealed, titleMAC: oldMAC)
+            secret.title = new
+            secret.modified = now()
+            try db.execute(sql: "DELETE FROM secret WHERE title_mac = ?", arguments: [Data(oldMAC)])
+            try db.execute(sql: "INSERT INTO secret (title_mac, sealed) VALUES (?, ?)",
+                           arguments: [Data(newMAC), Data(try cipher.seal(secret, titleMAC: newMAC))])
+        }
+    }
+
+    private static func validate(title: String) throws {
+        let length = title.utf8.count
+        guard length > 0, length <= VaultCipher.maximumTitleLength else {
+            throw VaultError.invalid("a title is 1 to \(VaultCipher.maximumTitleLength) bytes of UTF-8 (this one is \(length))")
+        }
+        guard !title.utf8.contains(0) else { throw VaultError.invalid("a title cannot contain a NUL byte") }
+    }
+
+    private static func sealed(_ db: Database, _ mac: [UInt8]) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT sealed FROM secret WHERE title_mac = ?", arguments: [Data(mac)]).map { Array($0) }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.read(body) } catch let error as DatabaseError { throw Self.translate(error, path: path) }
+    }
+
+    private func write(_ body: (Database) throws -> Void) throws {
+        do {
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    try body(db)
+                    return .commit
+                }
+            }
+        } catch let error as DatabaseError {
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    /// SQLite's errors in the vault's words: a damaged file is `damaged`, not a crash.
+    private static func translate(_ error: DatabaseError, path: String) -> VaultError {
+        switch error.resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .damaged("\(path): \(error.message ?? "malformed database")")
+        default: return .database(path: path, message: error.message ?? "\(error.resultCode)")
+        }
+    }
+}

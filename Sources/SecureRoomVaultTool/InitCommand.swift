@@ -1,0 +1,90 @@
+import ArgumentParser
+import Glibc
+import SecureRoomCore
+import SecureRoomToolSupport
+import SecureRoomVault
+
+/// `secureroom-vault init`: set up the vault's keys and file.
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Set up your vault: a data key wrapped under your PIN, a recovery key, and the vault file.",
+        discussion: """
+        Asks for your PIN (checked as at login; a wrong one counts). Then a random data \
+        key is made and stored twice by the system: wrapped under your PIN, and under a \
+        recovery key printed here once. Write the recovery key down and keep it offline: \
+        if you forget your PIN, an administrator can give you a new one that still opens \
+        the vault ('secureroom set USER --recovery-key'). The vault is left unlocked.
+
+        --replace starts over with new keys when your old vault key is gone (after an \
+        administrator set a PIN with --force, or wipe_after erased it). The old vault file, \
+        if any, is moved aside to FILE.replaced-TIME; its secrets stay unreadable unless \
+        the old recovery key is used first.
+        """)
+
+    @Flag(help: "Replace an existing vault key and recovery key (the old vault becomes unreadable).")
+    var replace = false
+
+    @Flag(help: "Read the PIN as a line from standard input.")
+    var stdin = false
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        try reportingFailures {
+            let keyring = try VaultKeyring.current()
+            let user = keyring.user
+            let path = try vault.path()
+            let configuration = try systemConfiguration()
+            let store = StateStore(configuration: configuration)
+            let (outcome, recoveryKey) = try pinAuthority(for: store).setUpVault(user, replace: replace) {
+                try PINEntry.read(prompt: "PIN: ", format: configuration.format, forceLine: stdin)
+            }
+            guard case .success(let vaultKey?) = outcome, let recoveryKey else {
+                try report(outcome, user: user)
+            }
+            try keyring.store(vaultKey, timeout: configuration.vaultTimeout)
+            try VaultLocation.prepareDirectory(for: path)
+            if replace { try moveAside(path) }
+            _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
+            print("""
+                Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).
+
+                Recovery key, shown only this once. Write it down and keep it offline:
+
+                    \(recoveryKey.displayText)
+
+                If you forget your PIN, an administrator can set a new one that still opens
+                your vault with: secureroom set \(user) --recovery-key
+                """)
+        }
+    }
+
+    private func report(_ outcome: PINVerifier.Outcome, user: UserName) throws -> Never {
+        switch outcome {
+        case .notEnrolled:
+            printError("\(user) has no PIN; an administrator sets one with 'secureroom set \(user)'")
+            throw Exit.failure
+        case .locked:
+            printError(Messages.text(for: outcome) ?? "your PIN is locked")
+            throw Exit.locked
+        case .incorrect, .repeatedIncorrect:
+            printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
+            throw Exit.wrongPIN
+        case .success:
+            printError("the vault key was not returned; see the system log")
+            throw Exit.failure
+        }
+    }
+
+    /// Moves an old vault file (and its WAL files) out of the way of a new vault.
+    private func moveAside(_ path: String) throws {
+        let suffix = ".replaced-\(time(nil))"
+        for extra in ["", "-wal", "-shm"] where access(path + extra, F_OK) == 0 {
+            guard rename(path + extra, path + suffix + extra) == 0 else {
+                throw SecureRoomError.system(operation: "rename", path: path + extra, errno: errno)
+            }
+        }
+        if access(path + suffix, F_OK) == 0 { print("Old vault moved to \(path + suffix).") }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import FoundationEssentials
+import SecureRoomToolSupport
+import SecureRoomVault
+
+/// `secureroom-vault list`: titles and dates.
+struct ListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List the secrets' titles with when each was added and last changed.",
+        discussion: """
+        One line per secret, sorted by title: added and changed (UTC), then the title, \
+        with control characters and backslashes escaped (\\n, \\t, \\\\, \\xNN). --json \
+        prints an array of {"title", "created", "modified"} with titles exactly as stored.
+        """)
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        try reportingFailures {
+            let secrets = try vault.open().secrets()
+            if json {
+                let entries = secrets.map { Entry(title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified)) }
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+            } else {
+                for secret in secrets {
+                    print("\(ISO8601.utc(secret.created))  \(ISO8601.utc(secret.modified))  \(TitleText.escaped(secret.title))")
+                }
+            }
+        }
+    }
+
+    private struct Entry: Encodable {
+        let title: String
+        let created: String
+        let modified: String
+    }
+}

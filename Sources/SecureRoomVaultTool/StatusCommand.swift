@@ -1,0 +1,50 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import SecureRoomCore
+import SecureRoomVault
+
+/// `secureroom-vault status`.
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Say whether the vault is locked, how long it stays unlocked, and how many secrets it holds.",
+        discussion: "Exit status 0 when unlocked, 3 when locked (so scripts can test it).")
+
+    @Flag(help: "Print JSON: {\"unlocked\", \"seconds_left\", \"file\", \"secrets\"}.")
+    var json = false
+
+    @OptionGroup var vault: VaultOptions
+
+    func run() throws {
+        try reportingFailures {
+            let keyring = try VaultKeyring.current()
+            let path = try vault.path()
+            let unlocked = try keyring.load()
+            var secrets: Int?
+            if let (key, _) = unlocked, access(path, F_OK) == 0 {
+                secrets = try VaultStore(path: path, dataKey: key, create: false).count()
+            }
+            if json {
+                let report = Report(unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, file: path, secrets: secrets)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else if let (_, left) = unlocked {
+                print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left.")
+                print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")
+            } else {
+                print("Vault of \(keyring.user): locked. Run 'secureroom-vault unlock' to open it.")
+                print("File: \(path)")
+            }
+            if unlocked == nil { throw Exit.locked }
+        }
+    }
+
+    private struct Report: Encodable {
+        let unlocked: Bool
+        let seconds_left: Int64?
+        let file: String
+        let secrets: Int?
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Glibc
+import SecureRoomCore
+import SecureRoomToolSupport
+import SecureRoomVault
+
+/// Exit statuses (documented in `secureroom-vault --help`).
+enum Exit {
+    /// The operation failed.
+    static let failure = ExitCode(1)
+    /// A wrong PIN.
+    static let wrongPIN = ExitCode(2)
+    /// The vault (or the PIN) is locked.
+    static let locked = ExitCode(3)
+    /// No secret with that title.
+    static let notFound = ExitCode(4)
+}
+
+/// Writes `message` to standard error, prefixed with the program name.
+func printError(_ message: String) {
+    var text = Array("secureroom-vault: \(message)\n".utf8)
+    _ = text.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+}
+
+/// Runs `body`, turning errors into one line on standard error and the documented exit
+/// status. Usage errors and explicit exit codes pass through.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as VaultError {
+        printError(error.description)
+        switch error {
+        case .locked: throw Exit.locked
+        case .notFound: throw Exit.notFound
+        default: throw Exit.failure
+        }
+    } catch let error as SecureRoomError {
+        printError(error.description)
+        throw Exit.failure
+    } catch let error as PINEntry.Failure {
+        printError(error.description)
+        throw Exit.failure
+    } catch let error as HiddenLine.TooLong {
+        printError(error.description)
+        throw Exit.failure
+    }
+}
+
+/// Writes bytes to standard output, all of them.
+func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(STDOUT_FILENO, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { throw SecureRoomError.system(operation: "write", path: "standard output", errno: errno) }
+        offset += written
+    }
+}
+
+/// The options in /etc/security/secureroom.conf (the PIN's length, vault_timeout).
+func systemConfiguration() throws -> SecureRoomCore.Configuration {
+    try SecureRoomCore.Configuration.load(arguments: [], reader: ConfigurationFile.read)
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import SecureRoomToolSupport
+
+/// `secureroom-vault`: a user's secrets, opened by their SecureRoom PIN.
+@main
+struct VaultCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "secureroom-vault",
+        abstract: "Keep secrets (a title and a value each), encrypted at rest, opened by your SecureRoom PIN.",
+        discussion: """
+        The vault is a SQLite file in your data directory; every secret in it is sealed \
+        with a random data key, and titles are not stored in clear. The data key is \
+        itself kept by the system, wrapped under your PIN (and once more under a \
+        recovery key shown when the vault is set up).
+
+        Logging in with your PIN, or 'secureroom-vault unlock', puts the data key in your \
+        kernel keyring for vault_timeout (default 15 minutes); it is removed when that \
+        passes, when your last login session closes, or by 'secureroom-vault lock'. \
+        While it is there, 'get', 'add', 'list' and the rest ask for nothing.
+
+        EXIT STATUS
+          0   success
+          1   the operation failed (see the message)
+          2   wrong PIN (unlock, init)
+          3   the vault is locked (unlock it), or the PIN is locked
+          4   no secret with that title
+          64  usage error
+
+        FILES
+          $XDG_DATA_HOME/secureroom/vault.sqlite   the vault (default ~/.local/share/secureroom/), mode 0600
+          /etc/pam.d/secureroom-vault              the PAM service 'unlock' runs
+          /etc/security/secureroom.conf            options (vault_timeout=, wipe_after=)
+        """,
+        version: "0.1.0",
+        subcommands: [
+            InitCommand.self, AddCommand.self, GetCommand.self, ListCommand.self, RemoveCommand.self,
+            RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self,
+        ]
+    )
+
+    /// The entry point: no runtime crash handler (CrashHandlers), then the parser.
+    static func main() {
+        CrashHandlers.restoreDefaults()
+        main(nil)
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import SecureRoomCore
+import SecureRoomVault
+
+/// Options every subcommand that opens the vault file shares.
+struct VaultOptions: ParsableArguments {
+    @Option(name: .customLong("file"), help: ArgumentHelp("The vault file (default: $XDG_DATA_HOME/secureroom/vault.sqlite).", valueName: "path"))
+    var file: String?
+
+    /// The vault file in effect.
+    func path() throws -> String {
+        guard let file else { return try VaultLocation.defaultPath() }
+        guard file.hasPrefix("/") else { throw VaultError.invalid("--file must be an absolute path") }
+        return file
+    }
+
+    /// The vault, opened with the unlocked key; `locked` if there is none.
+    func open(create: Bool = false) throws -> VaultStore {
+        let keyring = try VaultKeyring.current()
+        guard let (key, _) = try keyring.load() else { throw VaultError.locked(user: keyring.user.rawValue) }
+        let path = try path()
+        if create { try VaultLocation.prepareDirectory(for: path) }
+        return try VaultStore(path: path, dataKey: key, create: create)
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import GRDB
+import SecureRoomCore
+import SecureRoomVault
+import XCTest
+
+/// The vault store on real SQLite files: round trips, limits, tampering, file checks.
+final class VaultStoreTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/secureroom-vault-test.XXXXXX".utf8CString)
+        directory = String(cString: try XCTUnwrap(mkdtemp(&template)))
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: directory) }
+
+    private var path: String { directory + "/vault.sqlite" }
+
+    private func value(_ text: String) -> SecretBytes { bytes(Array(text.utf8)) }
+    private func bytes(_ array: [UInt8]) -> SecretBytes { array.withUnsafeBytes { SecretBytes(copying: $0) } }
+    private func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+    private func array(_ secret: SecretBytes) -> [UInt8] { secret.withUnsafeBytes { Array($0) } }
+
+    func testRoundTripsIncludingNewlinesAndBinaryishValues() throws {
+        let key = try VaultKey.generate()
+        let store = try VaultStore(path: path, dataKey: key, create: true)
+        let binaryish = (1...255).map { UInt8($0) } + Array("\r\n\t end".utf8)
+        try store.add(title: "github", value: value("hunter2"), replace: false)
+        try store.add(title: "two\nlines\ttitle", value: value("line one\nline two\n"), replace: false)
+        try store.add(title: "bytes ✓", value: bytes(binaryish), replace: false)
+
+        // A second handle (another process would do the same) sees all of it.
+        let reopened = try VaultStore(path: path, dataKey: key, create: false)
+        XCTAssertEqual(text(try reopened.secret(titled: "github").value), "hunter2")
+        XCTAssertEqual(text(try reopened.secret(titled: "two\nlines\ttitle").value), "line one\nline two\n")
+        XCTAssertEqual(array(try reopened.secret(titled: "bytes ✓").value), binaryish)
+        XCTAssertEqual(try reopened.secrets().map(\.title), ["bytes ✓", "github", "two\nlines\ttitle"])
+
+        XCTAssertThrowsError(try store.add(title: "github", value: value("x"), replace: false)) {
+            XCTAssertEqual($0 as? VaultError, .exists(title: "github"))
+        }
+        let created = try store.secret(titled: "github").created
+        try store.add(title: "github", value: value("correct horse"), replace: true)
+        XCTAssertEqual(text(try store.secret(titled: "github").value), "correct horse")
+        XCTAssertEqual(try store.secret(titled: "github").created, created)
+
+        try store.rename("github", to: "GitHub")
+        XCTAssertThrowsError(try store.secret(titled: "github")) { XCTAssertEqual($0 as? VaultError, .notFound(title: "github")) }
+        XCTAssertEqual(text(try store.secret(titled: "GitHub").value), "correct horse")
+        XCTAssertThrowsError(try store.rename("GitHub", to: "bytes ✓")) { XCTAssertEqual($0 as? VaultError, .exists(title: "bytes ✓")) }
+        XCTAssertThrowsError(try store.rename("nope", to: "x")) { XCTAssertEqual($0 as? VaultError, .notFound(title: "nope")) }
+
+        try store.remove(title: "GitHub")
+        XCTAssertThrowsError(try store.remove(title: "GitHub")) { XCTAssertEqual($0 as? VaultError, .notFound(title: "GitHub")) }
+        XCTAssertEqual(try store.count(), 2)
+    }
+
+    func testTitlesAreNotStoredInClear() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        try store.add(title: "bank-of-somewhere", value: value("pin 2580 for the card"), replace: false)
+        let file = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        XCTAssertNil(file.range(of: Data("bank-of-somewhere".utf8)))
+        XCTAssertNil(file.range(of: Data("2580".utf8)))
+    }
+
+    func testLimitsAreClearErrors() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        let big = SecretBytes(count: 64 * 1024)
+        big.withUnsafeMutableBytes { for index in $0.indices { $0[index] = UInt8(33 + index % 90) } }
+        try store.add(title: "64 KiB", value: big, replace: false)
+        XCTAssertEqual(array(try store.secret(titled: "64 KiB").value), array(big))
+
+        XCTAssertThrowsError(try store.add(title: "huge", value: SecretBytes(count: (1 << 20) + 1), replace: false)) {
+            XCTAssertEqual("\($0)", "a value is at most 1048576 bytes (this one is 1048577)")
+        }
+        XCTAssertThrowsError(try store.add(title: "", value: value("x"), replace: false)) {
+            XCTAssertEqual("\($0)", "a title is 1 to 1024 bytes of UTF-8 (this one is 0)")
+        }
+        XCTAssertThrowsError(try store.add(title: String(repeating: "t", count: 1025), value: value("x"), replace: false))
+        XCTAssertThrowsError(try store.add(title: "a\u{0}b", value: value("x"), replace: false)) {
+            XCTAssertEqual("\($0)", "a title cannot contain a NUL byte")
+        }
+    }
+
+    func testTenThousandSecrets() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        for index in 0..<10_000 { try store.add(title: "site-\(index)", value: value("password-\(index)"), replace: false) }
+        XCTAssertEqual(try store.count(), 10_000)
+        XCTAssertEqual(text(try store.secret(titled: "site-7321").value), "password-7321")
+        let all = try store.secrets()
+        XCTAssertEqual(all.count, 10_000)
+        XCTAssertEqual(Set(all.map(\.title)).count, 10_000)
+    }
+
+    // MARK: tampering: each a clear error, never garbage, never a crash
+
+    private func withDatabase(_ body: (Database) throws -> Void) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write(body)
+    }
+
+    func testFlippedByteInABlobIsDamage() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        try store.add(title: "a", value: value("alpha"), replace: false)
+        try withDatabase { db in
+            var sealed = try XCTUnwrap(try Data.fetchOne(db, sql: "SELECT sealed FROM secret"))
+            sealed[20] ^= 0x01
+            try db.execute(sql: "UPDATE secret SET sealed = ?", arguments: [sealed])
+        }
+        XCTAssertThrowsError(try store.secret(titled: "a")) {
+            XCTAssertEqual("\($0)", "the vault is damaged: a secret does not open with this vault's key (altered or moved)")
+        }
+        XCTAssertThrowsError(try store.secrets())
+    }
+
+    func testBlobsSwappedBetweenRowsDoNotOpen() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        try store.add(title: "a", value: value("alpha"), replace: false)
+        try store.add(title: "b", value: value("bravo"), replace: false)
+        try withDatabase { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT title_mac, sealed FROM secret")
+            let (first, second): (Data, Data) = (rows[0]["sealed"], rows[1]["sealed"])
+            try db.execute(sql: "UPDATE secret SET sealed = ? WHERE title_mac = ?", arguments: [second, rows[0]["title_mac"] as Data])
+            try db.execute(sql: "UPDATE secret SET sealed = ? WHERE title_mac = ?", arguments: [first, rows[1]["title_mac"] as Data])
+        }
+        for title in ["a", "b"] {
+            XCTAssertThrowsError(try store.secret(titled: title)) { XCTAssertTrue($0 is VaultError, "\($0)") }
+        }
+    }
+
+    func testBlobFromAnotherVaultDoesNotOpen() throws {
+        let key = try VaultKey.generate()
+        let other = directory + "/other.sqlite"
+        try VaultStore(path: other, dataKey: key, create: true).add(title: "a", value: value("from elsewhere"), replace: false)
+        let store = try VaultStore(path: path, dataKey: key, create: true)
+        try store.add(title: "a", value: value("alpha"), replace: false)
+        let foreign = try DatabaseQueue(path: other).read { try Data.fetchOne($0, sql: "SELECT sealed FROM secret") }
+        try withDatabase { try $0.execute(sql: "UPDATE secret SET sealed = ?", arguments: [foreign]) }
+        XCTAssertThrowsError(try store.secret(titled: "a")) { XCTAssertTrue($0 is VaultError, "\($0)") }
+    }
+
+    func testWrongKeyIsRefusedAtOpen() throws {
+        _ = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        XCTAssertThrowsError(try VaultStore(path: path, dataKey: try VaultKey.generate(), create: false)) {
+            XCTAssertEqual($0 as? VaultError, .wrongKey(path: path))
+        }
+    }
+
+    func testTruncatedDatabaseIsDamage() throws {
+        let key = try VaultKey.generate()
+        do {
+            let store = try VaultStore(path: path, dataKey: key, create: true)
+            for index in 0..<200 { try store.add(title: "t\(index)", value: value(String(repeating: "v", count: 500)), replace: false) }
+        }
+        // Checkpoint the WAL into the main file, then cut the file in half.
+        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        XCTAssertEqual(truncate(path, off_t(size / 2)), 0)
+        do {
+            let store = try VaultStore(path: path, dataKey: key, create: false)
+            _ = try store.secrets()
+            XCTFail("a truncated vault was read without an error")
+        } catch let error as VaultError {
+            XCTAssertTrue("\(error)".hasPrefix("the vault is damaged: ") || "\(error)".contains(path), "\(error)")
+        }
+        // Not a database at all.
+        try Data("SQLite format 2\0 garbage".utf8).write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        try? FileManager.default.removeItem(atPath: path + "-shm")
+        XCTAssertThrowsError(try VaultStore(path: path, dataKey: key, create: false)) {
+            XCTAssertTrue("\($0)".hasPrefix("the vault is damaged: "), "\($0)")
+        }
+    }
+
+    // MARK: the file
+
+    func testVaultFilesArePrivate() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        try store.add(title: "a", value: value("alpha"), replace: false)
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            let mode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            XCTAssertEqual(mode & 0o077, 0, "\(file) has mode \(String(mode, radix: 8))")
+        }
+    }
+
+    func testInsecureOrMissingFilesAreRefused() throws {
+        let key = try VaultKey.generate()
+        XCTAssertThrowsError(try VaultStore(path: path, dataKey: key, create: false)) {
+            XCTAssertEqual($0 as? VaultError, .missing(path: path))
+        }
+        _ = try VaultStore(path: path, dataKey: key, create: true)
+        chmod(path, 0o644)
+        XCTAssertThrowsError(try VaultStore(path: path, dataKey: key, create: false)) {
+            XCTAssertEqual("\($0)", "refusing \(path): readable or writable by others (run: chmod 600 \(path))")
+        }
+        chmod(path, 0o600)
+        let link = directory + "/link.sqlite"
+        XCTAssertEqual(symlink(path, link), 0)
+        XCTAssertThrowsError(try VaultStore(path: link, dataKey: key, create: false)) {
+            XCTAssertEqual("\($0)", "refusing \(link): not a regular file (a symlink?)")
+        }
+        chmod(directory, 0o777)
+        XCTAssertThrowsError(try VaultStore(path: path, dataKey: key, create: false)) {
+            XCTAssertTrue("\($0)".hasPrefix("refusing \(directory): "), "\($0)")
+        }
+        chmod(directory, 0o700)
+    }
+}
