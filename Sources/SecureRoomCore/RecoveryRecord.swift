@@ -1,5 +1,5 @@
 /// The vault's data key wrapped a second time, under a recovery key shown to the user
-/// once (docs/FORMAT.md §5). Kept apart from the credential so that a new PIN set by an
+/// once (docs/FORMAT.md §7). Kept apart from the credential so that a new PIN set by an
 /// administrator, a `reset --remove-pin` or a `wipe_after` erase leaves it in place.
 public struct RecoveryRecord: Equatable, Sendable {
     /// The record's first line.

@@ -2,7 +2,7 @@ import CKeyutils
 import CSecureRoomSystem
 import Glibc
 
-/// An unlocked vault key in the kernel's key retention service (docs/FORMAT.md §6):
+/// An unlocked vault key in the kernel's key retention service (docs/FORMAT.md §8):
 /// a `user` key named `secureroom:vault:NAME` in the user's own user keyring (@u), owned
 /// by the user, readable by the user only, with a timeout (`vault_timeout=`). The key is
 /// gone when it times out, when `remove` invalidates it, or at reboot.

@@ -3,7 +3,7 @@ import FoundationEssentials
 import SecureRoomCore
 
 /// The keys a vault derives from its data key (DEK), and the sealing of one secret
-/// (docs/FORMAT.md §7):
+/// (docs/FORMAT.md §9):
 ///
 ///     seal key  = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-seal", 32)
 ///     title key = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-title", 32)

@@ -3,7 +3,7 @@ import GRDB
 import Glibc
 import SecureRoomCore
 
-/// A user's vault: one SQLite file (docs/FORMAT.md §7), owned by the user, mode 0600,
+/// A user's vault: one SQLite file (docs/FORMAT.md §9), owned by the user, mode 0600,
 /// written in WAL mode so that several processes can add secrets at once (each write is
 /// one IMMEDIATE transaction; a busy writer is waited for, up to 30 s).
 ///

@@ -40,4 +40,22 @@ final class FormatVectorTests: XCTestCase {
         let parsed = try Pepper(parsing: Array(text.utf8), path: "t")
         XCTAssertTrue(parsed.bytes.constantTimeEquals(pepper.bytes))
     }
+
+    /// docs/FORMAT.md §7.1: the PIN-wrapped and the recovery-wrapped data key, computed
+    /// independently (Python's cryptography package).
+    func testVaultKeyVectors() throws {
+        let master = SecretBytes(copying: try XCTUnwrap(Hex.decode("7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d", count: 32)).withUnsafeBytes { $0 })
+        let alice = try UserName("alice")
+        let wrapped = try XCTUnwrap(Hex.decode("000102030405060708090a0b0cb71a6f2c7c3136e1defa4a7ebddacd86d2b1e86dab09b7ba0961e7d12ac1c7b4c7cbcd5757c627ecdbe0b42c09a558", count: 60))
+        let dek = try XCTUnwrap(VaultKey.unwrap(wrapped, master: master, user: alice))
+        XCTAssertEqual(dek.withUnsafeBytes { Array($0) }, Array(0x40...0x5f))
+        XCTAssertNil(VaultKey.unwrap(wrapped, master: master, user: try UserName("bob")), "bound to the user")
+
+        let recovery = try Array("01234-56789-01234-56789-01234-56789-01234-56789".utf8).withUnsafeBytes { try RecoveryKey(typed: $0) }
+        let recoveryWrapped = try XCTUnwrap(Hex.decode("0c0d0e0f1011121314151617f3a1b2cfbb8d9e2489718d25917316465cfc58787dc20be959bf52eb59110add154abcd76424aad7082354117d639114", count: 60))
+        let recovered = try XCTUnwrap(VaultKey.unwrap(recoveryWrapped, recoveryKey: recovery, salt: Array(0x10...0x1f), user: alice))
+        XCTAssertEqual(recovered.withUnsafeBytes { Array($0) }, Array(0x40...0x5f))
+        XCTAssertEqual(recovery.displayText, "01234-56789-01234-56789-01234-56789-01234-56789")
+        XCTAssertThrowsError(try Array("0123".utf8).withUnsafeBytes { try RecoveryKey(typed: $0) })
+    }
 }

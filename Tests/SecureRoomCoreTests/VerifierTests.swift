@@ -39,10 +39,26 @@ final class VerifierTests: XCTestCase {
 
     func testRightAndWrongPIN() throws {
         let verifier = PINVerifier(store: store, clock: clock)
-        guard case .success(let master) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
-        XCTAssertEqual(master?.count, 32)
+        guard case .success(let vaultKey) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        XCTAssertNil(vaultKey, "no vault set up")
         guard case .incorrect(let status) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
         XCTAssertEqual(status, .open(failures: 1, untilDelay: NextDelay(attempts: 4, delay: 60), untilDisabled: 9))
+    }
+
+    func testVaultKeySurvivesAPINChangeAndOnlyTheNewPINOpensIt() throws {
+        let authority = LocalPINAuthority(store: store, clock: clock)
+        let (outcome, recoveryKey) = try authority.setUpVault(user, replace: false) { try pin("7391") }
+        guard case .success(let created?) = outcome, let recoveryKey else { return XCTFail("\(outcome)") }
+        XCTAssertThrowsError(try authority.setUpVault(user, replace: false) { try pin("7391") }) {
+            XCTAssertEqual($0 as? SecureRoomError, .vaultKeyExists(user: "alice", recoverable: false))
+        }
+        guard case .success = try authority.change(user, current: { try pin("7391") }, new: { try pin("4739") }) else { return XCTFail() }
+        let verifier = PINVerifier(store: store, clock: clock)
+        guard case .success(let unlocked?) = try verifier.verify(try pin("4739"), for: user) else { return XCTFail() }
+        XCTAssertTrue(unlocked.constantTimeEquals(created))
+        guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        let recovered = try Enrollment(store: store, clock: clock).recoverVaultKey(for: user, with: recoveryKey)
+        XCTAssertTrue(recovered.constantTimeEquals(created))
     }
 
     func testTheFailureIsOnDiskBeforeArgon2Runs() throws {
