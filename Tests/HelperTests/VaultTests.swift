@@ -245,4 +245,18 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["remove", "renamed"]).status, 0)
         XCTAssertEqual(try vault(["remove", "renamed"]).status, 4)
     }
+
+    func testHelpIsManPageGrade() throws {
+        let help = try runProgram(Artifacts.vault, ["--help"])
+        XCTAssertEqual(help.status, 0)
+        for expected in ["EXIT STATUS", "3   the vault is locked", "4   no secret with that title", "FILES",
+                         "/etc/pam.d/secureroom-vault", "init", "unlock", "rename"] {
+            XCTAssertTrue(help.output.contains(expected), "missing \(expected) in:\n\(help.output)")
+        }
+        let get = try runProgram(Artifacts.vault, ["get", "--help"])
+        XCTAssertTrue(get.output.contains("no newline added"), get.output)
+        let unknown = try runProgram(Artifacts.vault, ["list", "--colour"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.errorOutput.contains("Unknown option '--colour'"), unknown.errorOutput)
+    }
 }
