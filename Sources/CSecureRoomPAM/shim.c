@@ -34,10 +34,11 @@ void sr_pam_drop_response(char *response) { if (response) { explicit_bzero(respo
 int sr_pam_info(pam_handle_t *pamh, const char *message) { return pam_info(pamh, "%s", message); }
 int sr_pam_delete_cred_flag(void) { return PAM_DELETE_CRED; }
 
-/* The stashed vault key: a length-prefixed, mlock'd block owned by libpam's data list. */
+/* The stashed vault key: the user it belongs to and the key, in one mlock'd block owned
+ * by libpam's data list, wiped by the cleanup (at pam_end, or when replaced or dropped). */
 #define SR_VAULT_KEY_DATA "pam_secureroom_vault_key"
-struct sr_vault_key { size_t length; unsigned char bytes[]; };
+struct sr_vault_key { size_t length; char user[64]; unsigned char bytes[]; };
 static void sr_vault_key_cleanup(pam_handle_t *pamh, void *data, int status) { (void)pamh; (void)status; struct sr_vault_key *key = data; size_t size = sizeof *key + key->length; explicit_bzero(key, size); munlock(key, size); free(key); }
-int sr_pam_stash_vault_key(pam_handle_t *pamh, const unsigned char *bytes, size_t length) { struct sr_vault_key *key = malloc(sizeof *key + length); if (!key) return PAM_BUF_ERR; mlock(key, sizeof *key + length); key->length = length; memcpy(key->bytes, bytes, length); return pam_set_data(pamh, SR_VAULT_KEY_DATA, key, sr_vault_key_cleanup); }
-const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh) { const void *data = NULL; if (pam_get_data(pamh, SR_VAULT_KEY_DATA, &data) != PAM_SUCCESS || !data) return NULL; return ((const struct sr_vault_key *)data)->bytes; }
+int sr_pam_stash_vault_key(pam_handle_t *pamh, const char *user, const unsigned char *bytes, size_t length) { if (strlen(user) >= sizeof ((struct sr_vault_key *)0)->user) return PAM_BUF_ERR; struct sr_vault_key *key = calloc(1, sizeof *key + length); if (!key) return PAM_BUF_ERR; mlock(key, sizeof *key + length); key->length = length; strcpy(key->user, user); memcpy(key->bytes, bytes, length); return pam_set_data(pamh, SR_VAULT_KEY_DATA, key, sr_vault_key_cleanup); }
+const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user) { const void *data = NULL; if (pam_get_data(pamh, SR_VAULT_KEY_DATA, &data) != PAM_SUCCESS || !data) return NULL; const struct sr_vault_key *key = data; return strcmp(key->user, user) == 0 ? key->bytes : NULL; }
 void sr_pam_drop_vault_key(pam_handle_t *pamh) { pam_set_data(pamh, SR_VAULT_KEY_DATA, NULL, NULL); }

@@ -10,6 +10,7 @@
 #include <syslog.h>
 #include <termios.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
 void sr_explicit_bzero(void *buf, size_t len) { explicit_bzero(buf, len); }
@@ -25,6 +26,11 @@ int sr_sigchld_restore(const struct sigaction *saved) { return sigaction(SIGCHLD
 int sr_setresuid(uid_t real, uid_t effective, uid_t saved) { return setresuid(real, effective, saved); }
 int sr_setresgid(gid_t real, gid_t effective, gid_t saved) { return setresgid(real, effective, saved); }
 int sr_getresuid(uid_t *real, uid_t *effective, uid_t *saved) { return getresuid(real, effective, saved); }
+int sr_getresgid(gid_t *real, gid_t *effective, gid_t *saved) { return getresgid(real, effective, saved); }
+/* The raw system calls change only the calling thread's credentials (glibc's wrappers
+ * change every thread of the process): for a brief switch inside a host's PAM call. */
+int sr_thread_setresuid(uid_t real, uid_t effective, uid_t saved) { return (int)syscall(SYS_setresuid, real, effective, saved); }
+int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved) { return (int)syscall(SYS_setresgid, real, effective, saved); }
 int sr_wifexited(int status) { return WIFEXITED(status); }
 int sr_wexitstatus(int status) { return WEXITSTATUS(status); }
 

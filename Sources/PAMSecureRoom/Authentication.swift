@@ -12,6 +12,8 @@ struct Authentication {
 
     /// Runs pam_sm_authenticate and returns its PAM code.
     func run() throws -> Int32 {
+        // A key left by an earlier attempt on this handle never outlives a new one.
+        call.pam.dropVaultKey()
         let configuration = call.configuration
         if !configuration.noDelay { call.pam.requestFailureDelay(microseconds: Self.failureDelay) }
         let (user, uid) = try call.resolveUser()
@@ -33,7 +35,7 @@ struct Authentication {
         case .success(let vaultKey):
             debug("PIN accepted for \(user)")
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
-            if let vaultKey { try call.pam.stashVaultKey(vaultKey) }
+            if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
             return PAM_SUCCESS
         case .incorrect, .repeatedIncorrect:
             return PAM_AUTH_ERR

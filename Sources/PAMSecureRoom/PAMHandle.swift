@@ -38,20 +38,23 @@ struct PAMHandle {
     /// Sends an informational message through the conversation.
     func info(_ message: String) { _ = sr_pam_info(raw, message) }
 
-    /// Keeps a copy of the unlocked vault key with the handle (pam_set_data) until
+    /// Keeps a copy of `user`'s unlocked vault key with the handle (pam_set_data) until
     /// `takeVaultKey`; libpam wipes it at pam_end if nobody takes it.
-    func stashVaultKey(_ key: SecretBytes) throws {
-        let code = key.withUnsafeBytes { sr_pam_stash_vault_key(raw, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+    func stashVaultKey(_ key: SecretBytes, for user: UserName) throws {
+        let code = key.withUnsafeBytes { sr_pam_stash_vault_key(raw, user.rawValue, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
         guard code == PAM_SUCCESS else { throw ModuleResult(code: code, log: "cannot keep the vault key (pam_set_data: \(code))") }
     }
 
-    /// The stashed vault key, removed (and wiped) from the handle; nil if there is none.
-    func takeVaultKey() -> SecretBytes? {
-        guard let stashed = sr_pam_stashed_vault_key(raw) else { return nil }
-        let key = SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: VaultKey.length))
-        sr_pam_drop_vault_key(raw)
-        return key
+    /// The stashed vault key, removed (and wiped) from the handle; nil if there is none,
+    /// or if it belongs to another user than `user` (then it is dropped unused).
+    func takeVaultKey(for user: UserName) -> SecretBytes? {
+        defer { dropVaultKey() }
+        guard let stashed = sr_pam_stashed_vault_key(raw, user.rawValue) else { return nil }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: VaultKey.length))
     }
+
+    /// Wipes and forgets any stashed vault key.
+    func dropVaultKey() { sr_pam_drop_vault_key(raw) }
 
     /// Sends an error message through the conversation.
     func error(_ message: String) { _ = sr_pam_error(raw, message) }

@@ -62,7 +62,7 @@ struct VaultSession {
 
     /// Moves a key stashed by `auth` into the keyring; false if there was none.
     private func unlockStashedKey(for user: UserName) throws -> Bool {
-        guard let vaultKey = call.pam.takeVaultKey() else { return false }
+        guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(for: user) else { return false }
         let timeout = call.configuration.vaultTimeout
         try keyring.store(vaultKey, timeout: timeout)

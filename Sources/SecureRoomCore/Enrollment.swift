@@ -15,11 +15,12 @@ public struct Enrollment {
     /// Gives `user` the PIN `pin` (already validated and policy-checked by the caller):
     /// a new salt, the configured argon2 parameters, and a fresh tally (keeping
     /// `last-success`). With `replacing`, the write happens only if the user's credential
-    /// still has that salt — a PIN change must not overwrite an administrator's `set`,
-    /// `reset --remove-pin` or another change made since the current PIN was checked.
+    /// is still exactly that record — a PIN change must not overwrite an administrator's
+    /// `set`, `reset --remove-pin`, a vault set-up or another change made since the
+    /// current PIN was checked.
     /// `vaultKey` (the DEK, from the old PIN or the recovery key) is wrapped under the new
     /// PIN, so the vault's secrets stay readable without being re-encrypted.
-    public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expectedSalt: [UInt8]? = nil,
+    public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord? = nil,
                        vaultKey: SecretBytes? = nil) throws {
         let pepper = try store.pepper()
         let parameters = store.configuration.kdf
@@ -30,7 +31,7 @@ public struct Enrollment {
                                       digits: pin.count, created: clock.now().wallSeconds,
                                       vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) })
         try store.withExclusiveLock(for: user) {
-            if let expectedSalt, try store.credential(for: user)?.salt != expectedSalt {
+            if let expected, try store.credential(for: user) != expected {
                 throw SecureRoomError.changedConcurrently(user: user.rawValue)
             }
             var tally = LockoutRecord()

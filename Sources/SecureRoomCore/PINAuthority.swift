@@ -72,8 +72,11 @@ public struct LocalPINAuthority: PINAuthority {
         let checked = try store.credential(for: user)
         let outcome = try check(user, pin: current)
         if case .success(let vaultKey) = outcome, let checked {
-            try Enrollment(store: store, clock: clock).setPIN(try new(), for: user, replacing: checked.salt,
-                                                              vaultKey: vaultKey)
+            // A stored vault key that did not unwrap is damage: refuse rather than drop it.
+            if checked.vaultKey != nil && vaultKey == nil {
+                throw SecureRoomError.corruptRecord(path: "\(user.rawValue).credential", reason: "vault-key does not unwrap with the right PIN")
+            }
+            try Enrollment(store: store, clock: clock).setPIN(try new(), for: user, replacing: checked, vaultKey: vaultKey)
         }
         return outcome
     }

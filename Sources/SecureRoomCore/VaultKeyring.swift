@@ -49,7 +49,9 @@ public struct VaultKeyring {
             for (index, byte) in Self.magic.enumerated() { bytes[index] = byte }
             for index in 0..<8 { bytes[Self.magic.count + index] = UInt8(truncatingIfNeeded: expiry >> (56 - 8 * index)) }
             vaultKey.withUnsafeBytes { key in
-                bytes.baseAddress?.advanced(by: Self.magic.count + 8).copyMemory(from: key.baseAddress!, byteCount: key.count)
+                if let source = key.baseAddress {
+                    bytes.baseAddress?.advanced(by: Self.magic.count + 8).copyMemory(from: source, byteCount: key.count)
+                }
             }
         }
         try asOwner {
@@ -107,27 +109,34 @@ public struct VaultKeyring {
     }
 
     /// Runs `body` as the owner, so that @u is the owner's user keyring and new keys are
-    /// theirs: root switches its real and effective ids for the duration (as
-    /// pam_keyinit does) and switches back, keeping saved uid 0 throughout.
+    /// theirs. Root switches the calling thread's real and effective ids to the owner's for
+    /// the call (as pam_keyinit does; raw system calls, so other threads of the host keep
+    /// theirs), with saved uid 0, and switches back to exactly the ids it had: effective
+    /// uid 0 first (allowed by the saved uid), then the rest. A setuid-root host (su: real
+    /// uid the invoking user) gets its real uid back too.
     private func asOwner<T>(_ body: () throws -> T) throws -> T {
-        let (realUID, effectiveUID, realGID, effectiveGID) = (getuid(), geteuid(), getgid(), getegid())
+        var (realUID, effectiveUID, savedUID): (uid_t, uid_t, uid_t) = (0, 0, 0)
+        var (realGID, effectiveGID, savedGID): (gid_t, gid_t, gid_t) = (0, 0, 0)
+        guard sr_getresuid(&realUID, &effectiveUID, &savedUID) == 0,
+              sr_getresgid(&realGID, &effectiveGID, &savedGID) == 0 else {
+            throw SecureRoomError.system(operation: "getresuid", path: "", errno: errno)
+        }
         if realUID == uid && effectiveUID == uid { return try body() }
         guard effectiveUID == 0 else {
             throw SecureRoomError.system(operation: "keyring of \(user)", path: "", errno: EPERM)
         }
-        guard sr_setresgid(gid, gid, gid_t.max) == 0 else {
+        guard sr_thread_setresgid(gid, gid, gid_t.max) == 0 else {
             throw SecureRoomError.system(operation: "setresgid", path: "", errno: errno)
         }
-        guard sr_setresuid(uid, uid, 0) == 0 else {
-            let failure = errno
-            _ = sr_setresgid(realGID, effectiveGID, gid_t.max)
-            throw SecureRoomError.system(operation: "setresuid", path: "", errno: failure)
+        let switched = sr_thread_setresuid(uid, uid, 0) == 0
+        let switchFailure = errno
+        let result = switched ? Result { try body() } : .failure(SecureRoomError.system(operation: "setresuid", path: "", errno: switchFailure))
+        // Back: effective uid 0 through the saved uid, then every id as it was.
+        guard sr_thread_setresuid(uid_t.max, 0, uid_t.max) == 0,
+              sr_thread_setresuid(realUID, effectiveUID, savedUID) == 0,
+              sr_thread_setresgid(realGID, effectiveGID, savedGID) == 0 else {
+            throw SecureRoomError.system(operation: "restoring the process ids after the keyring", path: "", errno: errno)
         }
-        defer {
-            // Back to root first: only then may the gids return.
-            _ = sr_setresuid(realUID, effectiveUID, 0)
-            _ = sr_setresgid(realGID, effectiveGID, gid_t.max)
-        }
-        return try body()
+        return try result.get()
     }
 }

@@ -76,7 +76,9 @@ func writeToCaller(_ text: String, secrets: SecretBytes? = nil) {
     if let secrets {
         let start = text.utf8.count
         line.withUnsafeMutableBytes { target in
-            secrets.withUnsafeBytes { target.baseAddress?.advanced(by: start).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            secrets.withUnsafeBytes { source in
+                if let base = source.baseAddress { target.baseAddress?.advanced(by: start).copyMemory(from: base, byteCount: source.count) }
+            }
         }
     }
     var offset = 0

@@ -37,26 +37,31 @@ struct InitCommand: ParsableCommand {
             let path = try vault.path()
             let configuration = try systemConfiguration()
             let store = StateStore(configuration: configuration)
+            // Everything that could fail after the keys are made is checked first: the
+            // recovery key must not be made and then never shown.
+            try VaultLocation.prepareDirectory(for: path)
+            if !replace && access(path, F_OK) == 0 {
+                throw VaultError.invalid("\(path) exists already (an older vault?); move it away, or use --replace")
+            }
             let (outcome, recoveryKey) = try pinAuthority(for: store).setUpVault(user, replace: replace) {
                 try PINEntry.read(prompt: "PIN: ", format: configuration.format, forceLine: stdin)
             }
             guard case .success(let vaultKey?) = outcome, let recoveryKey else {
                 try report(outcome, user: user)
             }
-            try keyring.store(vaultKey, timeout: configuration.vaultTimeout)
-            try VaultLocation.prepareDirectory(for: path)
-            if replace { try moveAside(path) }
-            _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
             print("""
-                Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).
-
                 Recovery key, shown only this once. Write it down and keep it offline:
 
                     \(recoveryKey.displayText)
 
                 If you forget your PIN, an administrator can set a new one that still opens
                 your vault with: secureroom set \(user) --recovery-key
+
                 """)
+            if replace { try moveAside(path) }
+            _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
+            try keyring.store(vaultKey, timeout: configuration.vaultTimeout)
+            print("Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).")
         }
     }
 

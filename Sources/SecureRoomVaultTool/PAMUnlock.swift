@@ -66,7 +66,7 @@ private let converse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<
                 free(replies)
                 return PAM_CONV_ERR
             }
-            pin.withUnsafeBytes { response.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            pin.withUnsafeBytes { if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) } }
             response.storeBytes(of: 0, toByteOffset: pin.count, as: UInt8.self)
             replies[index].resp = response.assumingMemoryBound(to: CChar.self)
         case PAM_ERROR_MSG, PAM_TEXT_INFO:

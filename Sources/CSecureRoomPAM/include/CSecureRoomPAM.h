@@ -30,11 +30,11 @@ int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec);
 void sr_pam_drop_response(char *response);
 /* Show an informational message through the conversation. */
 int sr_pam_info(pam_handle_t *pamh, const char *message);
-/* Keep a copy of the unlocked vault key with pam_set_data until setcred or open_session
+/* Keep a copy of USER's unlocked vault key with pam_set_data until setcred or open_session
  * (mlock'd; wiped and freed by libpam's cleanup at pam_end or when replaced). */
-int sr_pam_stash_vault_key(pam_handle_t *pamh, const unsigned char *key, size_t length);
-/* The stashed vault key (length SR_VAULT_KEY_LENGTH) or NULL. */
-const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh);
+int sr_pam_stash_vault_key(pam_handle_t *pamh, const char *user, const unsigned char *key, size_t length);
+/* The stashed vault key if it belongs to USER, else NULL. */
+const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user);
 /* Wipe and drop the stashed vault key. */
 void sr_pam_drop_vault_key(pam_handle_t *pamh);
 /* PAM_ESTABLISH_CRED and friends, as plain ints. */

@@ -54,6 +54,9 @@ int sr_sigchld_restore(const struct sigaction *saved);
 int sr_setresuid(uid_t real, uid_t effective, uid_t saved);
 int sr_setresgid(gid_t real, gid_t effective, gid_t saved);
 int sr_getresuid(uid_t *real, uid_t *effective, uid_t *saved);
+int sr_getresgid(gid_t *real, gid_t *effective, gid_t *saved);
+int sr_thread_setresuid(uid_t real, uid_t effective, uid_t saved);
+int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved);
 
 /* The wait(2) status macros. */
 int sr_wifexited(int status);
