@@ -90,8 +90,13 @@ struct ModuleCall {
 
     /// The validated user name and its passwd entry's uid (nil if the account is unknown).
     func resolveUser() throws -> (name: UserName, uid: uid_t?) {
-        let raw = try pam.user()
-        let name = try UserName(raw)
-        return (name, name.accountID())
+        let (name, account) = try resolveAccount()
+        return (name, account?.uid)
+    }
+
+    /// The validated user name and its passwd entry's uid and gid (nil if unknown).
+    func resolveAccount() throws -> (name: UserName, account: (uid: uid_t, gid: gid_t)?) {
+        let name = try UserName(try pam.user())
+        return (name, name.account())
     }
 }

@@ -14,24 +14,16 @@ enum Exit {
 }
 
 /// Writes `message` to standard error, prefixed with the program name.
-func printError(_ message: String) {
-    var text = Array("secureroom: \(message)\n".utf8)
-    _ = text.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-}
+func printError(_ message: String) { ToolOutput.printError(program: "secureroom", message) }
 
 /// Runs `body`, turning SecureRoom and PIN-entry errors into a message on standard
 /// error and exit status 1. Usage errors and explicit exit codes pass through.
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let error as SecureRoomError {
-        printError(error.description)
-        throw Exit.failure
-    } catch let error as PINEntry.Failure {
-        printError(error.description)
-        throw Exit.failure
-    } catch let error as HiddenLine.TooLong {
-        printError(error.description)
+    } catch {
+        guard let message = ToolOutput.message(for: error) else { throw error }
+        printError(message)
         throw Exit.failure
     }
 }

@@ -48,10 +48,7 @@ public struct Enrollment {
     func setUpVault(_ credential: inout CredentialRecord, master: SecretBytes,
                     replace: Bool) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey) {
         let user = credential.user
-        if credential.vaultKey != nil && !replace { throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false) }
-        if try store.recovery(for: user) != nil && !replace {
-            throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: true)
-        }
+        if !replace { try refuseExistingVault(credential) }
         let vaultKey = try VaultKey.generate()
         let recoveryKey = try RecoveryKey.generate()
         let salt = try SecretBytes.random(count: RecoveryRecord.saltLength).withUnsafeBytes { Array($0) }
@@ -60,6 +57,14 @@ public struct Enrollment {
                                        created: clock.now().wallSeconds))
         credential.vaultKey = try VaultKey.wrap(vaultKey, master: master, user: user)
         return (vaultKey, recoveryKey)
+    }
+
+    /// Throws `vaultKeyExists` if the credential's user has a vault key, or a recovery
+    /// record (a vault whose key only the recovery key can bring back).
+    func refuseExistingVault(_ credential: CredentialRecord) throws {
+        let user = credential.user.rawValue
+        if credential.vaultKey != nil { throw SecureRoomError.vaultKeyExists(user: user, recoverable: false) }
+        if try store.recovery(for: credential.user) != nil { throw SecureRoomError.vaultKeyExists(user: user, recoverable: true) }
     }
 
     /// The user's vault key, from their recovery record and the recovery key they typed.

@@ -86,10 +86,7 @@ public struct LocalPINAuthority: PINAuthority {
     public func setUpVault(_ user: UserName, replace: Bool,
                            pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         let enrollment = Enrollment(store: store, clock: clock)
-        if !replace, let credential = try store.credential(for: user) {
-            if credential.vaultKey != nil { throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false) }
-            if try store.recovery(for: user) != nil { throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: true) }
-        }
+        if !replace, let credential = try store.credential(for: user) { try enrollment.refuseExistingVault(credential) }
         var recoveryKey: RecoveryKey?
         let outcome = try check(user, pin: pin) { credential, master in
             recoveryKey = try enrollment.setUpVault(&credential, master: master, replace: replace).recoveryKey

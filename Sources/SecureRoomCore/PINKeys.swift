@@ -42,8 +42,6 @@ public enum PINKeys {
     }
 
     private static func expand(_ master: SecretBytes, info: String, count: Int) -> SecretBytes {
-        let key = master.withUnsafeBytes { SymmetricKey(data: $0) }
-        let derived = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, info: Array(info.utf8), outputByteCount: count)
-        return derived.withUnsafeBytes { SecretBytes(copying: $0) }
+        SealedKeys.derive(master, info: info).withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 }

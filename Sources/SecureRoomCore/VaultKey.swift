@@ -1,5 +1,4 @@
 import Crypto
-import FoundationEssentials
 
 /// The vault's data key (DEK) and how it is kept (docs/FORMAT.md §7, DESIGN §3):
 ///
@@ -21,34 +20,27 @@ public enum VaultKey {
 
     /// `dek` sealed under the KEK derived from `master` (the argon2 output of the PIN).
     public static func wrap(_ dek: SecretBytes, master: SecretBytes, user: UserName) throws -> [UInt8] {
-        try seal(dek, key: derive(master, salt: [], info: "secureroom/1 vault-kek"), user: user)
+        try seal(dek, key: SealedKeys.derive(master, info: "secureroom/1 vault-kek"), user: user)
     }
 
     /// The DEK from `wrapped`, or nil if `master` is not the one it was wrapped with (or
     /// the bytes were altered).
     public static func unwrap(_ wrapped: [UInt8], master: SecretBytes, user: UserName) -> SecretBytes? {
-        open(wrapped, key: derive(master, salt: [], info: "secureroom/1 vault-kek"), user: user)
+        open(wrapped, key: SealedKeys.derive(master, info: "secureroom/1 vault-kek"), user: user)
     }
 
     /// `dek` sealed under the key derived from a recovery key.
     public static func wrap(_ dek: SecretBytes, recoveryKey: RecoveryKey, salt: [UInt8], user: UserName) throws -> [UInt8] {
-        try seal(dek, key: derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
+        try seal(dek, key: SealedKeys.derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
     }
 
     /// The DEK from a recovery-wrapped key, or nil if `recoveryKey` is not the right one.
     public static func unwrap(_ wrapped: [UInt8], recoveryKey: RecoveryKey, salt: [UInt8], user: UserName) -> SecretBytes? {
-        open(wrapped, key: derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
+        open(wrapped, key: SealedKeys.derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
     }
 
     private static func associatedData(_ user: UserName) -> [UInt8] {
         Array("secureroom/1 vault-key user=\(user.rawValue)".utf8)
-    }
-
-    private static func derive(_ input: SecretBytes, salt: [UInt8], info: String) -> SymmetricKey {
-        input.withUnsafeBytes { bytes in
-            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), salt: salt,
-                                   info: Array(info.utf8), outputByteCount: 32)
-        }
     }
 
     private static func seal(_ dek: SecretBytes, key: SymmetricKey, user: UserName) throws -> [UInt8] {
@@ -62,11 +54,9 @@ public enum VaultKey {
 
     private static func open(_ wrapped: [UInt8], key: SymmetricKey, user: UserName) -> SecretBytes? {
         guard wrapped.count == wrappedLength,
-              let box = try? ChaChaPoly.SealedBox(combined: wrapped),
-              var plain = try? ChaChaPoly.open(box, using: key, authenticating: associatedData(user)),
-              plain.count == length else { return nil }
-        defer { plain.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        return plain.withUnsafeBytes { SecretBytes(copying: $0) }
+              let dek = SealedKeys.open(wrapped, using: key, authenticating: associatedData(user)),
+              dek.count == length else { return nil }
+        return dek
     }
 }
 

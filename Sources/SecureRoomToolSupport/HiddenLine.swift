@@ -25,10 +25,10 @@ public enum HiddenLine {
         guard sr_tty_raw(STDIN_FILENO, &saved, saved.count) == 0 else {
             throw SecureRoomError.system(operation: "tcsetattr", path: "standard input", errno: errno)
         }
-        show(prompt)
+        ToolOutput.writeError(prompt)
         defer {
             _ = sr_tty_restore(STDIN_FILENO, saved)
-            show("\r\n")
+            ToolOutput.writeError("\r\n")
         }
         return try collect(limit: limit) { byte, length in
             switch byte {
@@ -77,10 +77,5 @@ public enum HiddenLine {
             }
         }
         return buffer.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
-    }
-
-    private static func show(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

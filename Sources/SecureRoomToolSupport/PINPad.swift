@@ -34,11 +34,11 @@ public struct PINPad {
         }
         defer {
             _ = sr_tty_restore(STDIN_FILENO, saved)
-            show("\n")
+            ToolOutput.writeError("\n")
         }
         let pin = SecretBytes(count: format.digits)
         var filled = 0
-        show("\r\u{1b}[K\(prompt)\(render(filled: 0))")
+        ToolOutput.writeError("\r\u{1b}[K\(prompt)\(render(filled: 0))")
         while filled < format.digits {
             var byte: UInt8 = 0
             let count = Glibc.read(STDIN_FILENO, &byte, 1)
@@ -56,16 +56,11 @@ public struct PINPad {
             case 0x03, 0x04, 0x1b:
                 throw PINEntry.Failure.cancelled
             default:
-                show("\u{07}")
+                ToolOutput.writeError("\u{07}")
             }
             byte = 0
-            show("\r\u{1b}[K\(prompt)\(render(filled: filled))")
+            ToolOutput.writeError("\r\u{1b}[K\(prompt)\(render(filled: filled))")
         }
         return pin
-    }
-
-    private func show(_ text: String) {
-        var bytes = Array(text.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
     }
 }

@@ -1,5 +1,4 @@
 import Crypto
-import FoundationEssentials
 import SecureRoomCore
 
 /// The keys a vault derives from its data key (DEK), and the sealing of one secret
@@ -31,15 +30,9 @@ struct VaultCipher {
 
     /// The keys of the vault `vaultID` under `dataKey`.
     init(dataKey: SecretBytes, vaultID: [UInt8]) {
-        func derive(_ info: String) -> SymmetricKey {
-            dataKey.withUnsafeBytes {
-                HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: $0), salt: vaultID,
-                                       info: Array(info.utf8), outputByteCount: 32)
-            }
-        }
-        sealKey = derive("secureroom/1 vault-seal")
-        titleKey = derive("secureroom/1 vault-title")
-        keyCheck = derive("secureroom/1 vault-check").withUnsafeBytes { Array($0) }
+        sealKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-seal")
+        titleKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-title")
+        keyCheck = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-check").withUnsafeBytes { Array($0) }
         self.vaultID = vaultID
     }
 
@@ -77,10 +70,9 @@ struct VaultCipher {
     /// Opens the blob of the row `titleMAC`; throws `VaultError.damaged` if it was altered,
     /// belongs to another row or vault, or is not a secret.
     func open(_ sealed: [UInt8], titleMAC: [UInt8]) throws -> VaultSecret {
-        guard let box = try? ChaChaPoly.SealedBox(combined: sealed),
-              var plain = try? ChaChaPoly.open(box, using: sealKey, authenticating: associatedData(titleMAC))
-        else { throw VaultError.damaged("a secret does not open with this vault's key (altered or moved)") }
-        defer { plain.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        guard let plain = SealedKeys.open(sealed, using: sealKey, authenticating: associatedData(titleMAC)) else {
+            throw VaultError.damaged("a secret does not open with this vault's key (altered or moved)")
+        }
         return try plain.withUnsafeBytes { bytes -> VaultSecret in
             guard bytes.count >= Self.headerLength, bytes[0] == 1 else { throw VaultError.damaged("a secret has an unknown layout") }
             func read(_ start: Int, _ count: Int) -> UInt64 {

@@ -58,7 +58,7 @@ public final class VaultStore {
         } catch let error as DatabaseError {
             throw Self.translate(error, path: path)
         }
-        let check = SecretBytes(copying: cipher.keyCheck.withUnsafeBytes { $0 })
+        let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
         guard storedCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
     }
 
@@ -71,12 +71,13 @@ public final class VaultStore {
         }
         let mac = cipher.titleMAC(title)
         try write { db in
-            var created = now()
+            let now = now()
+            var created = now
             if let existing = try Self.sealed(db, mac) {
                 guard replace else { throw VaultError.exists(title: title) }
                 created = try cipher.open(existing, titleMAC: mac).created
             }
-            let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now()), titleMAC: mac)
+            let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now), titleMAC: mac)
             try db.execute(sql: "INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?, ?)", arguments: [Data(mac), Data(sealed)])
         }
     }

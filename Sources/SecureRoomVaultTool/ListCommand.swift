@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import SecureRoomToolSupport
 import SecureRoomVault
 
@@ -24,9 +23,7 @@ struct ListCommand: ParsableCommand {
             let secrets = try vault.open().secrets()
             if json {
                 let entries = secrets.map { Entry(title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified)) }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(entries), as: UTF8.self))
+                print(try jsonText(entries))
             } else {
                 for secret in secrets {
                     print("\(ISO8601.utc(secret.created))  \(ISO8601.utc(secret.modified))  \(TitleText.escaped(secret.title))")

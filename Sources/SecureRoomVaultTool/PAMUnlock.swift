@@ -70,8 +70,7 @@ private let converse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<
             response.storeBytes(of: 0, toByteOffset: pin.count, as: UInt8.self)
             replies[index].resp = response.assumingMemoryBound(to: CChar.self)
         case PAM_ERROR_MSG, PAM_TEXT_INFO:
-            var line = Array((text + "\n").utf8)
-            _ = line.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            ToolOutput.writeError(text + "\n")
         default:
             // No visible-echo questions: the vault asks only for the PIN.
             for done in 0..<index { free(replies[done].resp) }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import Glibc
 import SecureRoomCore
 import SecureRoomVault
@@ -27,9 +26,7 @@ struct StatusCommand: ParsableCommand {
             }
             if json {
                 let report = Report(unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, file: path, secrets: secrets)
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                print(try jsonText(report))
             } else if let (_, left) = unlocked {
                 print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left.")
                 print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")

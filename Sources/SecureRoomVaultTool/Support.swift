@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Glibc
 import SecureRoomCore
 import SecureRoomToolSupport
@@ -17,10 +18,7 @@ enum Exit {
 }
 
 /// Writes `message` to standard error, prefixed with the program name.
-func printError(_ message: String) {
-    var text = Array("secureroom-vault: \(message)\n".utf8)
-    _ = text.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
-}
+func printError(_ message: String) { ToolOutput.printError(program: "secureroom-vault", message) }
 
 /// Runs `body`, turning errors into one line on standard error and the documented exit
 /// status. Usage errors and explicit exit codes pass through.
@@ -34,14 +32,9 @@ func reportingFailures(_ body: () throws -> Void) throws {
         case .notFound: throw Exit.notFound
         default: throw Exit.failure
         }
-    } catch let error as SecureRoomError {
-        printError(error.description)
-        throw Exit.failure
-    } catch let error as PINEntry.Failure {
-        printError(error.description)
-        throw Exit.failure
-    } catch let error as HiddenLine.TooLong {
-        printError(error.description)
+    } catch {
+        guard let message = ToolOutput.message(for: error) else { throw error }
+        printError(message)
         throw Exit.failure
     }
 }
@@ -60,4 +53,11 @@ func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
 /// The options in /etc/security/secureroom.conf (the PIN's length, vault_timeout).
 func systemConfiguration() throws -> SecureRoomCore.Configuration {
     try SecureRoomCore.Configuration.load(arguments: [], reader: ConfigurationFile.read)
+}
+
+/// `value` as the JSON the tool prints: pretty, keys sorted, slashes unescaped.
+func jsonText<T: Encodable>(_ value: T) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

@@ -55,14 +55,14 @@ public final class Sandbox {
     /// Writes the PAM service `name` with the given stack lines. `MODULE` in a line is
     /// replaced by `module` and `STATE` by `dir=<state> conf=<config>` (or by nothing when
     /// `state` is false), so the module and the admin tool read the same config file, as
-    /// on an installed system.
+    /// on an installed system. `directory` (default `pamDirectory`) is where it goes.
     public func service(_ name: String, _ lines: [String], module: String = Artifacts.module,
-                        state withState: Bool = true) throws {
+                        state withState: Bool = true, directory: String? = nil) throws {
         let text = lines.map {
             $0.replacingOccurrences(of: "MODULE", with: module)
                 .replacingOccurrences(of: "STATE", with: withState ? "dir=\(state) conf=\(config)" : "")
         }.joined(separator: "\n") + "\n"
-        try write(pamDirectory + "/" + name, text, mode: 0o644)
+        try write((directory ?? pamDirectory) + "/" + name, text, mode: 0o644)
     }
 
     /// Writes a service whose result shows the module's own return code: success ends

@@ -132,8 +132,7 @@ public final class UnprivilegedStage {
 
     /// Writes /etc/pam.d/NAME as seen inside the namespace; `MODULE` becomes the module copy.
     public func systemService(_ name: String, _ lines: [String]) throws {
-        let text = lines.map { $0.replacingOccurrences(of: "MODULE", with: module) }.joined(separator: "\n") + "\n"
-        try sandbox.write(sandbox.root + "/etc-pam.d/" + name, text, mode: 0o644)
+        try sandbox.service(name, lines, module: module, state: false, directory: sandbox.root + "/etc-pam.d")
     }
 
     /// Runs the vault tool as `uid`, with its data directory under the scratch area.
