@@ -66,7 +66,7 @@ let package = Package(
         .systemLibrary(name: "CPAMClient"),
         .executableTarget(name: "SecureRoomVaultTool",
                           dependencies: [
-                              "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "CPAMClient",
+                              "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "CPAMClient", "CSecureRoomSystem",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         // Test driver: runs one PAM transaction from a private config directory

@@ -65,20 +65,30 @@ public final class VaultStore {
     /// Adds a secret; with `replace`, overwrites one of the same title (keeping its
     /// creation date), otherwise that is `exists`.
     public func add(title: String, value: SecretBytes, replace: Bool) throws {
-        try Self.validate(title: title)
-        guard value.count <= VaultCipher.maximumValueLength else {
-            throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
+        try add([(title, value)], replace: replace)
+    }
+
+    /// Adds several secrets in one transaction: all of them or, on any error, none.
+    /// `replace` is as for a single `add`.
+    public func add(_ secrets: [(title: String, value: SecretBytes)], replace: Bool) throws {
+        for (title, value) in secrets {
+            try Self.validate(title: title)
+            guard value.count <= VaultCipher.maximumValueLength else {
+                throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
+            }
         }
-        let mac = cipher.titleMAC(title)
         try write { db in
             let now = now()
-            var created = now
-            if let existing = try Self.sealed(db, mac) {
-                guard replace else { throw VaultError.exists(title: title) }
-                created = try cipher.open(existing, titleMAC: mac).created
+            for (title, value) in secrets {
+                let mac = cipher.titleMAC(title)
+                var created = now
+                if let existing = try Self.sealed(db, mac) {
+                    guard replace else { throw VaultError.exists(title: title) }
+                    created = try cipher.open(existing, titleMAC: mac).created
+                }
+                let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now), titleMAC: mac)
+                try db.execute(sql: "INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?, ?)", arguments: [Data(mac), Data(sealed)])
             }
-            let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now), titleMAC: mac)
-            try db.execute(sql: "INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?, ?)", arguments: [Data(mac), Data(sealed)])
         }
     }
 

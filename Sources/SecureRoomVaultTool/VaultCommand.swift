@@ -33,7 +33,7 @@ struct VaultCommand: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [
-            InitCommand.self, AddCommand.self, GetCommand.self, ListCommand.self, RemoveCommand.self,
+            InitCommand.self, AddCommand.self, ImportCommand.self, GetCommand.self, ListCommand.self, RemoveCommand.self,
             RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self,
         ]
     )

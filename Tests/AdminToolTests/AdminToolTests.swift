@@ -8,7 +8,8 @@ final class AdminToolTests: XCTestCase {
 
     func testEverySubcommandHasHelpThatDocumentsItsOptions() throws {
         let expectations: [[String]: [String]] = [
-            []: ["init", "set", "change", "reset", "status", "policy", "EXIT STATUS", "/etc/security/secureroom.conf"],
+            []: ["init", "set", "change", "reset", "status", "policy", "tune", "EXIT STATUS", "/etc/security/secureroom.conf"],
+            ["tune"]: ["--target-ms", "--max-memory", "--lanes", "RFC 9106", "argon2_memory="],
             ["init"]: ["--dir", "--config", "pepper", "0700"],
             ["set"]: ["<user>", "--stdin", "--allow-weak", "--dir", "blocklist"],
             ["change"]: ["[<user>]", "--stdin", "lockout"],
@@ -23,6 +24,34 @@ final class AdminToolTests: XCTestCase {
             for word in words {
                 XCTAssertTrue(result.output.contains(word), "`secureroom \(command.joined(separator: " ")) --help` lacks \(word)")
             }
+        }
+    }
+
+    func testTuneMeasuresRealArgon2AndProposesParametersWithinTheTarget() throws {
+        let result = try runProgram(Artifacts.cli, ["tune", "--target-ms", "60", "--max-memory", "16", "--lanes", "1", "--json"])
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let proposal = try XCTUnwrap(object["proposal"] as? [String: Any])
+        let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
+        XCTAssertEqual(object["target_ms"] as? Int, 60)
+        XCTAssertEqual(proposal["lanes"] as? Int, 1)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(proposal["memory_kib"] as? Int), 16 * 1024)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(proposal["memory_kib"] as? Int), 8 * 1024)
+        XCTAssertFalse(trials.isEmpty)
+        // Memory first: the first trial is the most memory allowed, with one pass.
+        XCTAssertEqual(trials[0]["memory_kib"] as? Int, 16 * 1024)
+        XCTAssertEqual(trials[0]["iterations"] as? Int, 1)
+        if object["fits"] as? Bool == true {
+            XCTAssertLessThanOrEqual(try XCTUnwrap(proposal["milliseconds"] as? Double), 60)
+        }
+        let text = try runProgram(Artifacts.cli, ["tune", "--target-ms", "50", "--max-memory", "8"])
+        XCTAssertEqual(text.status, 0, text.errorOutput)
+        XCTAssertTrue(text.output.contains("argon2_memory=8192\n"), text.output)
+        XCTAssertTrue(text.output.contains("argon2_lanes="), text.output)
+        for bad in [["--target-ms", "5"], ["--max-memory", "4096"], ["--lanes", "0"], ["--colour"]] {
+            let refused = try runProgram(Artifacts.cli, ["tune"] + bad)
+            XCTAssertEqual(refused.status, 64, "\(bad)")
+            XCTAssertFalse(refused.errorOutput.isEmpty)
         }
     }
 

@@ -227,6 +227,33 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["get", "second-499"]).output, "v499")
     }
 
+    func testImportStoresAllOrNothing() throws {
+        try prepare()
+        try setUpVault()
+        let entries = (1...300).map { "{\"title\":\"site-\($0)\",\"value\":\"v\($0) \\u00e9\\n\"}" }
+        let imported = try vault(["import"], input: "[" + entries.joined(separator: ",") + "]")
+        XCTAssertEqual(imported.status, 0, imported.errorOutput)
+        XCTAssertEqual(imported.errorOutput, "secureroom-vault: imported 300 secrets\n")
+        XCTAssertEqual(try vault(["get", "site-150"]).output, "v150 \u{e9}\n")
+        // One title already there, one repeated, one invalid, or bad JSON: nothing is stored.
+        for (input, message) in [
+            (#"[{"title":"new-1","value":"a"},{"title":"site-7","value":"b"}]"#, "already"),
+            (#"[{"title":"new-1","value":"a"},{"title":"new-1","value":"b"}]"#, "already"),
+            (#"[{"title":"new-1","value":"a"},{"title":"","value":"b"}]"#, "1 to 1024 bytes"),
+            (#"{"title":"new-1"}"#, "not a JSON array"),
+        ] {
+            let refused = try vault(["import"], input: input)
+            XCTAssertEqual(refused.status, 1, input)
+            XCTAssertTrue(refused.errorOutput.contains(message), refused.errorOutput)
+            XCTAssertEqual(try vault(["get", "new-1"]).status, 4, input)
+        }
+        XCTAssertEqual(try vault(["get", "site-7"]).output, "v7 \u{e9}\n")
+        let replaced = try vault(["import", "--replace"], input: #"[{"title":"site-7","value":"seven"}]"#)
+        XCTAssertEqual(replaced.status, 0, replaced.errorOutput)
+        XCTAssertEqual(try vault(["get", "site-7"]).output, "seven")
+        XCTAssertEqual(try vault(["status", "--json"]).output.contains("300"), true)
+    }
+
     func testListEscapesTitlesAndReportsMissingSecrets() throws {
         try prepare()
         try setUpVault()
@@ -250,7 +277,7 @@ final class VaultTests: XCTestCase {
         let help = try runProgram(Artifacts.vault, ["--help"])
         XCTAssertEqual(help.status, 0)
         for expected in ["EXIT STATUS", "3   the vault is locked", "4   no secret with that title", "FILES",
-                         "/etc/pam.d/secureroom-vault", "init", "unlock", "rename"] {
+                         "/etc/pam.d/secureroom-vault", "init", "unlock", "rename", "import"] {
             XCTAssertTrue(help.output.contains(expected), "missing \(expected) in:\n\(help.output)")
         }
         let get = try runProgram(Artifacts.vault, ["get", "--help"])

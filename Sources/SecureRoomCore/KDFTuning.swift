@@ -1,0 +1,105 @@
+import Glibc
+
+/// Chooses argon2id parameters for a time budget on this machine, memory first, as
+/// RFC 9106 §4 advises: take the most memory allowed with one pass; if that is over the
+/// budget, shrink the memory; otherwise add passes while they fit.
+public struct KDFTuning {
+    /// One measured configuration.
+    public struct Trial: Equatable, Sendable {
+        /// The parameters tried.
+        public let parameters: KDFParameters
+        /// The median time of one run, in milliseconds.
+        public let milliseconds: Double
+    }
+
+    /// The time budget for one run, in milliseconds.
+    public let targetMilliseconds: Double
+    /// The most memory to propose, in KiB.
+    public let maximumMemoryKiB: UInt32
+    /// Lanes to propose.
+    public let lanes: UInt32
+    private let measure: (KDFParameters) throws -> Double
+
+    /// A tuning that times each candidate with `measure` (milliseconds per run).
+    public init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32,
+                measure: @escaping (KDFParameters) throws -> Double) {
+        self.targetMilliseconds = targetMilliseconds
+        self.maximumMemoryKiB = maximumMemoryKiB
+        self.lanes = lanes
+        self.measure = measure
+    }
+
+    /// A tuning timed by real argon2id runs (`timeRun`).
+    public init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32) {
+        self.init(targetMilliseconds: targetMilliseconds, maximumMemoryKiB: maximumMemoryKiB, lanes: lanes,
+                  measure: { try Self.timeRun($0) })
+    }
+
+    /// The smallest memory worth proposing: 8 MiB (below that argon2 is cheap to attack).
+    public static let minimumMemoryKiB: UInt32 = 8_192
+
+    /// What a tuning tried and what it proposes.
+    public struct Outcome: Sendable {
+        /// Every configuration measured, in order.
+        public let trials: [Trial]
+        /// The largest cost within the budget, or the smallest allowed configuration if
+        /// even that is over it.
+        public let proposal: Trial
+        /// Whether the proposal is within the budget.
+        public let fits: Bool
+    }
+
+    /// Measures candidates and returns the proposal.
+    public func run() throws -> Outcome {
+        var trials: [Trial] = []
+        func trial(_ memory: UInt32, _ passes: UInt32) throws -> Trial {
+            let parameters = KDFParameters(memoryKiB: memory, iterations: passes, lanes: lanes)
+            try parameters.validate()
+            let result = Trial(parameters: parameters, milliseconds: try measure(parameters))
+            trials.append(result)
+            return result
+        }
+        let floor = max(Self.minimumMemoryKiB, 8 * lanes)
+        // 1. Memory first: the most allowed, one pass, shrunk (in whole MiB) until it fits.
+        var memory = max(floor, maximumMemoryKiB)
+        var best = try trial(memory, 1)
+        while best.milliseconds > targetMilliseconds && memory > floor {
+            let scaled = Double(memory) * targetMilliseconds / best.milliseconds * 0.95
+            memory = max(floor, min(memory - 1_024, UInt32(scaled) / 1_024 * 1_024))
+            best = try trial(memory, 1)
+        }
+        guard best.milliseconds <= targetMilliseconds else { return Outcome(trials: trials, proposal: best, fits: false) }
+        // 2. Then passes, while the next one still fits.
+        var passes: UInt32 = 1
+        while passes < KDFParameters.iterationRange.upperBound {
+            let estimate = best.milliseconds * Double(passes + 1) / Double(passes)
+            guard estimate <= targetMilliseconds * 1.05 else { break }
+            let next = try trial(memory, passes + 1)
+            guard next.milliseconds <= targetMilliseconds else { break }
+            best = next
+            passes += 1
+        }
+        return Outcome(trials: trials, proposal: best, fits: true)
+    }
+
+    /// Median wall time, in milliseconds, of three argon2id runs with `parameters` (after
+    /// one unmeasured run), with a random password, salt and pepper as at a login.
+    public static func timeRun(_ parameters: KDFParameters) throws -> Double {
+        let password = try SecretBytes.random(count: 4)
+        let pepper = try SecretBytes.random(count: Pepper.length)
+        let salt = try SecretBytes.random(count: Argon2id.saltLength).withUnsafeBytes { Array($0) }
+        let associatedData = Array("secureroom/1 user=tune".utf8)
+        var times: [Double] = []
+        for run in 0..<4 {
+            var start = timespec(), end = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &start)
+            _ = try Argon2id.derive(password: password, salt: salt, secret: pepper,
+                                    associatedData: associatedData, parameters: parameters)
+            clock_gettime(CLOCK_MONOTONIC, &end)
+            if run > 0 {
+                times.append(Double(end.tv_sec - start.tv_sec) * 1_000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000)
+            }
+        }
+        return times.sorted()[times.count / 2]
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import FoundationEssentials
+import CSecureRoomSystem
+import Glibc
+import SecureRoomCore
+import SecureRoomVault
+
+/// `secureroom-vault import`: store many secrets at once from JSON.
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Store the secrets in a JSON array read from standard input, all or none.",
+        discussion: """
+        The input is an array of {"title": "...", "value": "..."} objects, at most 256 MiB; \
+        each value is stored as the UTF-8 of its string (use 'add' for binary values). The \
+        secrets are written in one transaction: if any title exists already (without \
+        --replace), appears twice, or is invalid, nothing is stored. The input is \
+        plaintext; delete it afterwards.
+        """)
+
+    @Flag(help: "Overwrite secrets with the same titles.")
+    var replace = false
+
+    @OptionGroup var vault: VaultOptions
+
+    /// The largest input accepted.
+    static let inputLimit = 256 << 20
+
+    func run() throws {
+        try reportingFailures {
+            let store = try vault.open(create: true)
+            let secrets = try Self.decode(try Self.readInput())
+            try store.add(secrets, replace: replace)
+            printError("imported \(secrets.count) secret\(secrets.count == 1 ? "" : "s")")
+        }
+    }
+
+    private struct Entry: Decodable {
+        let title: String
+        let value: String
+    }
+
+    /// The entries as titles and values in wiped buffers.
+    static func decode(_ input: [UInt8]) throws -> [(title: String, value: SecretBytes)] {
+        var input = input
+        defer { input.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+        let entries: [Entry]
+        do {
+            entries = try JSONDecoder().decode([Entry].self, from: Data(input))
+        } catch {
+            throw VaultError.invalid("standard input is not a JSON array of {\"title\", \"value\"} objects")
+        }
+        return entries.map { entry in
+            var value = entry.value
+            return (entry.title, value.withUTF8 { SecretBytes(copying: UnsafeRawBufferPointer($0)) })
+        }
+    }
+
+    /// Every byte of standard input, up to `inputLimit`.
+    static func readInput() throws -> [UInt8] {
+        var input: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw SecureRoomError.system(operation: "read", path: "standard input", errno: errno) }
+            if count == 0 { return input }
+            guard input.count + count <= inputLimit else {
+                throw VaultError.invalid("the input is larger than \(inputLimit >> 20) MiB")
+            }
+            input.append(contentsOf: chunk[0..<count])
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import SecureRoomCore
+import XCTest
+
+/// The search of `secureroom tune`, against a cost model (the CLI test times real argon2).
+final class KDFTuningTests: XCTestCase {
+    /// A machine where one pass over 1 MiB takes `perMiB` ms.
+    private func tune(target: Double, maximumMiB: UInt32, perMiB: Double) throws -> KDFTuning.Outcome {
+        try KDFTuning(targetMilliseconds: target, maximumMemoryKiB: maximumMiB * 1_024, lanes: 2) { parameters in
+            Double(parameters.memoryKiB) / 1_024 * Double(parameters.iterations) * perMiB
+        }.run()
+    }
+
+    func testMemoryFirstThenPasses() throws {
+        // 64 MiB × 1 pass = 64 ms; the budget of 300 ms allows 4 passes (256 ms), not 5.
+        let outcome = try tune(target: 300, maximumMiB: 64, perMiB: 1)
+        XCTAssertTrue(outcome.fits)
+        XCTAssertEqual(outcome.proposal.parameters, KDFParameters(memoryKiB: 65_536, iterations: 4, lanes: 2))
+        XCTAssertEqual(outcome.trials.first?.parameters.iterations, 1)
+        XCTAssertEqual(outcome.trials.first?.parameters.memoryKiB, 65_536)
+    }
+
+    func testShrinksMemoryWhenOnePassIsOverBudget() throws {
+        // 1 GiB at 1 ms/MiB is 1024 ms; the proposal is one pass over at most 300 MiB.
+        let outcome = try tune(target: 300, maximumMiB: 1_024, perMiB: 1)
+        XCTAssertTrue(outcome.fits)
+        XCTAssertEqual(outcome.proposal.parameters.iterations, 1)
+        XCTAssertLessThanOrEqual(outcome.proposal.milliseconds, 300)
+        XCTAssertGreaterThan(outcome.proposal.parameters.memoryKiB, 250 * 1_024)
+        XCTAssertEqual(outcome.proposal.parameters.memoryKiB % 1_024, 0)
+    }
+
+    func testReportsWhenEvenTheSmallestConfigurationIsTooSlow() throws {
+        let outcome = try tune(target: 50, maximumMiB: 64, perMiB: 100)
+        XCTAssertFalse(outcome.fits)
+        XCTAssertEqual(outcome.proposal.parameters, KDFParameters(memoryKiB: KDFTuning.minimumMemoryKiB, iterations: 1, lanes: 2))
+    }
+}
