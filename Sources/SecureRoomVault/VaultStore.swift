@@ -27,39 +27,65 @@ public final class VaultStore {
         if create { try VaultLocation.createFile(path) }
         var configuration = GRDB.Configuration()
         configuration.busyMode = .timeout(30)
-        configuration.journalMode = .wal
-        var vaultID: [UInt8] = []
-        var storedCheck: [UInt8] = []
+        // The journal mode is not configured here: WAL is a property of the file, set once
+        // when the vault is initialised, so an ordinary open neither writes nor takes the
+        // write lock.
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    try db.execute(sql: """
-                        CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
-                        CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID;
-                        """)
-                    if let id = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'vault-id'") {
-                        guard try String.fetchOne(db, sql: "SELECT CAST(value AS TEXT) FROM meta WHERE name = 'format'") == "1" else {
-                            throw VaultError.damaged("unknown vault format")
-                        }
-                        vaultID = Array(id)
-                        storedCheck = Array(try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'key-check'") ?? Data())
-                    } else {
-                        vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
-                        storedCheck = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
-                        try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?), ('key-check', ?)",
-                                       arguments: [Data(vaultID), Data(storedCheck)])
-                    }
-                    return .commit
-                }
-            }
-            guard vaultID.count == 16 else { throw VaultError.damaged("malformed vault id") }
-            cipher = VaultCipher(dataKey: dataKey, vaultID: vaultID)
+            let meta = try queue.read(Self.meta) ?? (try Self.initialize(queue, dataKey: dataKey))
+            cipher = VaultCipher(dataKey: dataKey, vaultID: meta.vaultID)
+            let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
+            guard meta.keyCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
         } catch let error as DatabaseError {
             throw Self.translate(error, path: path)
         }
-        let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
-        guard storedCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
+    }
+
+    /// The vault's identity and key check, as stored in `meta`.
+    private struct Meta {
+        let vaultID: [UInt8]
+        let keyCheck: [UInt8]
+    }
+
+    /// The stored meta, or nil for a file not yet initialised (new, or created by a
+    /// process that died before its first commit).
+    private static func meta(_ db: Database) throws -> Meta? {
+        guard try Bool.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == true,
+              let id = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'vault-id'")
+        else { return nil }
+        guard try String.fetchOne(db, sql: "SELECT CAST(value AS TEXT) FROM meta WHERE name = 'format'") == "1" else {
+            throw VaultError.damaged("unknown vault format")
+        }
+        guard id.count == 16 else { throw VaultError.damaged("malformed vault id") }
+        let check = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'key-check'") ?? Data()
+        return Meta(vaultID: Array(id), keyCheck: Array(check))
+    }
+
+    /// Sets WAL mode and writes the tables and meta, in one IMMEDIATE transaction, unless
+    /// another process did so first (then its meta is returned).
+    private static func initialize(_ queue: DatabaseQueue, dataKey: SecretBytes) throws -> Meta {
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            var created: Meta?
+            try db.inTransaction(.immediate) {
+                if let existing = try meta(db) {
+                    created = existing
+                    return .commit
+                }
+                try db.execute(sql: """
+                    CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID;
+                    """)
+                let vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
+                let check = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
+                try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?), ('key-check', ?)",
+                               arguments: [Data(vaultID), Data(check)])
+                created = Meta(vaultID: vaultID, keyCheck: check)
+                return .commit
+            }
+            guard let created else { throw VaultError.damaged("the vault could not be initialised") }
+            return created
+        }
     }
 
     /// Adds a secret; with `replace`, overwrites one of the same title (keeping its
