@@ -9,7 +9,9 @@ struct TuneCommand: ParsableCommand {
         abstract: "Measure argon2id here and propose parameters that take about --target-ms per PIN check.",
         discussion: """
         Memory first, as RFC 9106 advises: the most memory allowed (--max-memory) with one \
-        pass; if that is too slow, less memory; if there is time left, more passes. Every \
+        pass; if that is too slow, less memory; if there is time left, more passes (and, \
+        when the memory is capped and one more pass would overshoot, that pass over less \
+        memory if it is more work within the budget). Every \
         configuration is timed with real argon2id runs (the median of three), and the \
         proposal is printed as argon2_memory=, argon2_time= and argon2_lanes= lines for \
         /etc/security/secureroom.conf. Nothing is changed: new PINs use the parameters once \

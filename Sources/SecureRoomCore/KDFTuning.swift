@@ -2,7 +2,9 @@ import Glibc
 
 /// Chooses argon2id parameters for a time budget on this machine, memory first, as
 /// RFC 9106 §4 advises: take the most memory allowed with one pass; if that is over the
-/// budget, shrink the memory; otherwise add passes while they fit.
+/// budget, shrink the memory; otherwise add passes while they fit. When the memory is
+/// capped and the next pass would overshoot with most of the budget unused, that pass is
+/// tried over less memory and kept if it is more work (m × t) within the budget.
 public struct KDFTuning {
     /// One measured configuration.
     public struct Trial: Equatable, Sendable {
@@ -72,12 +74,36 @@ public struct KDFTuning {
         // 2. Then passes, while the next one still fits.
         var passes: UInt32 = 1
         while passes < KDFParameters.iterationRange.upperBound {
+            // Page faults are paid once, not per pass, so a pass costs less than the
+            // average so far: measure unless the estimate is far over.
             let estimate = best.milliseconds * Double(passes + 1) / Double(passes)
-            guard estimate <= targetMilliseconds * 1.05 else { break }
+            guard estimate <= targetMilliseconds * 1.5 else { break }
             let next = try trial(memory, passes + 1)
             guard next.milliseconds <= targetMilliseconds else { break }
             best = next
             passes += 1
+        }
+        // 3. Memory capped and the next pass over it too slow: if the budget is far from
+        //    used, that pass over somewhat less memory may be more work (m × t) within it.
+        if best.milliseconds < targetMilliseconds * 0.85 && passes < KDFParameters.iterationRange.upperBound {
+            let next = passes + 1
+            let estimate = best.milliseconds * Double(next) / Double(passes)
+            let smaller = UInt32(Double(memory) * targetMilliseconds / estimate * 0.95) / 1_024 * 1_024
+            func work(_ trial: Trial) -> UInt64 { UInt64(trial.parameters.memoryKiB) * UInt64(trial.parameters.iterations) }
+            if smaller >= floor && UInt64(smaller) * UInt64(next) > UInt64(memory) * UInt64(passes) {
+                var candidate = try trial(smaller, next)
+                // The estimate is rough (page faults are paid once, not per pass): grow the
+                // memory toward the budget from what was measured, a few times at most.
+                for _ in 0..<3 where candidate.milliseconds <= targetMilliseconds {
+                    if work(candidate) > work(best) { best = candidate }
+                    guard candidate.milliseconds < targetMilliseconds * 0.9 else { break }
+                    let measured = candidate.parameters.memoryKiB
+                    let grown = min(memory, UInt32(Double(measured) * targetMilliseconds / candidate.milliseconds * 0.97) / 1_024 * 1_024)
+                    guard grown > measured else { break }
+                    candidate = try trial(grown, next)
+                }
+                if candidate.milliseconds <= targetMilliseconds && work(candidate) > work(best) { best = candidate }
+            }
         }
         return Outcome(trials: trials, proposal: best, fits: true)
     }

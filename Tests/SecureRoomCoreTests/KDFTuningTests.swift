@@ -29,6 +29,18 @@ final class KDFTuningTests: XCTestCase {
         XCTAssertEqual(outcome.proposal.parameters.memoryKiB % 1_024, 0)
     }
 
+    func testFillsTheBudgetWithAPassOverLessMemoryWhenTheMemoryIsCapped() throws {
+        // 256 MiB × 1 pass = 200 ms; 2 passes over 256 MiB would be 400 ms. Two passes over
+        // 182 MiB (≈ 284 ms) are more work within 300 ms, so they are proposed.
+        let outcome = try tune(target: 300, maximumMiB: 256, perMiB: 200.0 / 256)
+        XCTAssertTrue(outcome.fits)
+        XCTAssertEqual(outcome.proposal.parameters.iterations, 2)
+        XCTAssertLessThan(outcome.proposal.parameters.memoryKiB, 256 * 1_024)
+        XCTAssertLessThanOrEqual(outcome.proposal.milliseconds, 300)
+        XCTAssertGreaterThan(outcome.proposal.milliseconds, 255)
+        XCTAssertGreaterThan(UInt64(outcome.proposal.parameters.memoryKiB) * 2, 256 * 1_024)
+    }
+
     func testReportsWhenEvenTheSmallestConfigurationIsTooSlow() throws {
         let outcome = try tune(target: 50, maximumMiB: 64, perMiB: 100)
         XCTAssertFalse(outcome.fits)
