@@ -37,18 +37,26 @@ public final class FileDescriptor {
 
     /// Reads the whole file, refusing files larger than `limit` bytes.
     public func readAll(limit: Int) throws -> [UInt8] {
+        try Self.readAll(rawValue, limit: limit,
+                         failure: { failure("read") },
+                         tooLarge: { SecureRoomError.corruptRecord(path: path, reason: "larger than \(limit) bytes") })
+    }
+
+    /// Reads descriptor `descriptor` (not owned: standard input, say) to its end, in
+    /// chunks that are wiped afterwards; more than `limit` bytes throws `tooLarge()`,
+    /// a read error `failure()` (errno is still set).
+    public static func readAll(_ descriptor: Int32, limit: Int, failure: () -> Error, tooLarge: () -> Error) throws -> [UInt8] {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
+        defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
         while true {
             let count = chunk.withUnsafeMutableBytes { buffer in
-                retryingOnInterrupt { read(rawValue, buffer.baseAddress, buffer.count) }
+                retryingOnInterrupt { read(descriptor, buffer.baseAddress, buffer.count) }
             }
-            if count < 0 { throw failure("read") }
+            if count < 0 { throw failure() }
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<count])
-            if bytes.count > limit {
-                throw SecureRoomError.corruptRecord(path: path, reason: "larger than \(limit) bytes")
-            }
+            if bytes.count > limit { throw tooLarge() }
         }
     }
 

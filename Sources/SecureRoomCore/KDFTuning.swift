@@ -62,48 +62,46 @@ public struct KDFTuning {
             return result
         }
         let floor = max(Self.minimumMemoryKiB, 8 * lanes)
+        // `memory`, which takes `milliseconds`, scaled to the budget with `margin`, in whole MiB.
+        func toward(_ milliseconds: Double, _ memory: UInt32, margin: Double) -> UInt32 {
+            UInt32(Double(memory) * targetMilliseconds / milliseconds * margin) / 1_024 * 1_024
+        }
+        func work(_ trial: Trial) -> UInt64 { UInt64(trial.parameters.memoryKiB) * UInt64(trial.parameters.iterations) }
         // 1. Memory first: the most allowed, one pass, shrunk (in whole MiB) until it fits.
         var memory = max(floor, maximumMemoryKiB)
         var best = try trial(memory, 1)
         while best.milliseconds > targetMilliseconds && memory > floor {
-            let scaled = Double(memory) * targetMilliseconds / best.milliseconds * 0.95
-            memory = max(floor, min(memory - 1_024, UInt32(scaled) / 1_024 * 1_024))
+            memory = max(floor, min(memory - 1_024, toward(best.milliseconds, memory, margin: 0.95)))
             best = try trial(memory, 1)
         }
         guard best.milliseconds <= targetMilliseconds else { return Outcome(trials: trials, proposal: best, fits: false) }
-        // 2. Then passes, while the next one still fits.
+        // 2. Then passes, while the next one still fits. Page faults are paid once, not per
+        //    pass, so a pass costs less than the average so far: measure unless the
+        //    estimate is far over.
         var passes: UInt32 = 1
-        while passes < KDFParameters.iterationRange.upperBound {
-            // Page faults are paid once, not per pass, so a pass costs less than the
-            // average so far: measure unless the estimate is far over.
-            let estimate = best.milliseconds * Double(passes + 1) / Double(passes)
-            guard estimate <= targetMilliseconds * 1.5 else { break }
+        while passes < KDFParameters.iterationRange.upperBound,
+              best.milliseconds * Double(passes + 1) / Double(passes) <= targetMilliseconds * 1.5 {
             let next = try trial(memory, passes + 1)
             guard next.milliseconds <= targetMilliseconds else { break }
             best = next
             passes += 1
         }
         // 3. Memory capped and the next pass over it too slow: if the budget is far from
-        //    used, that pass over somewhat less memory may be more work (m × t) within it.
-        if best.milliseconds < targetMilliseconds * 0.85 && passes < KDFParameters.iterationRange.upperBound {
-            let next = passes + 1
-            let estimate = best.milliseconds * Double(next) / Double(passes)
-            let smaller = UInt32(Double(memory) * targetMilliseconds / estimate * 0.95) / 1_024 * 1_024
-            func work(_ trial: Trial) -> UInt64 { UInt64(trial.parameters.memoryKiB) * UInt64(trial.parameters.iterations) }
-            if smaller >= floor && UInt64(smaller) * UInt64(next) > UInt64(memory) * UInt64(passes) {
-                var candidate = try trial(smaller, next)
-                // The estimate is rough (page faults are paid once, not per pass): grow the
-                // memory toward the budget from what was measured, a few times at most.
-                for _ in 0..<3 where candidate.milliseconds <= targetMilliseconds {
-                    if work(candidate) > work(best) { best = candidate }
-                    guard candidate.milliseconds < targetMilliseconds * 0.9 else { break }
-                    let measured = candidate.parameters.memoryKiB
-                    let grown = min(memory, UInt32(Double(measured) * targetMilliseconds / candidate.milliseconds * 0.97) / 1_024 * 1_024)
-                    guard grown > measured else { break }
-                    candidate = try trial(grown, next)
-                }
-                if candidate.milliseconds <= targetMilliseconds && work(candidate) > work(best) { best = candidate }
-            }
+        //    used, that pass over less memory may be more work (m × t) within it. The first
+        //    size is estimated; later ones grow from what was measured, three times at most.
+        let next = passes + 1
+        guard best.milliseconds < targetMilliseconds * 0.85, next <= KDFParameters.iterationRange.upperBound else {
+            return Outcome(trials: trials, proposal: best, fits: true)
+        }
+        var size = toward(best.milliseconds * Double(next) / Double(passes), memory, margin: 0.95)
+        guard size >= floor, UInt64(size) * UInt64(next) > work(best) else { return Outcome(trials: trials, proposal: best, fits: true) }
+        for attempt in 0..<4 {
+            let candidate = try trial(size, next)
+            guard candidate.milliseconds <= targetMilliseconds else { break }
+            if work(candidate) > work(best) { best = candidate }
+            let grown = min(memory, toward(candidate.milliseconds, size, margin: 0.97))
+            guard attempt < 3, candidate.milliseconds < targetMilliseconds * 0.9, grown > size else { break }
+            size = grown
         }
         return Outcome(trials: trials, proposal: best, fits: true)
     }

@@ -50,15 +50,16 @@ public final class VaultStore {
     /// The stored meta, or nil for a file not yet initialised (new, or created by a
     /// process that died before its first commit).
     private static func meta(_ db: Database) throws -> Meta? {
-        guard try Bool.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == true,
-              let id = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'vault-id'")
+        guard try Bool.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == true
         else { return nil }
-        guard try String.fetchOne(db, sql: "SELECT CAST(value AS TEXT) FROM meta WHERE name = 'format'") == "1" else {
+        var values: [String: Data] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT name, value FROM meta") { values[row["name"]] = row["value"] }
+        guard let id = values["vault-id"] else { return nil }
+        guard values["format"].map({ String(decoding: $0, as: UTF8.self) }) == "1" else {
             throw VaultError.damaged("unknown vault format")
         }
         guard id.count == 16 else { throw VaultError.damaged("malformed vault id") }
-        let check = try Data.fetchOne(db, sql: "SELECT value FROM meta WHERE name = 'key-check'") ?? Data()
-        return Meta(vaultID: Array(id), keyCheck: Array(check))
+        return Meta(vaultID: Array(id), keyCheck: Array(values["key-check"] ?? Data()))
     }
 
     /// Sets WAL mode and writes the tables and meta, in one IMMEDIATE transaction, unless

@@ -29,7 +29,12 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let store = try vault.open(create: true)
-            let secrets = try Self.decode(try Self.readInput())
+            var input = try FileDescriptor.readAll(
+                STDIN_FILENO, limit: Self.inputLimit,
+                failure: { SecureRoomError.system(operation: "read", path: "standard input", errno: errno) },
+                tooLarge: { VaultError.invalid("the input is larger than \(Self.inputLimit >> 20) MiB") })
+            defer { input.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+            let secrets = try Self.decode(input)
             try store.add(secrets, replace: replace)
             printError("imported \(secrets.count) secret\(secrets.count == 1 ? "" : "s")")
         }
@@ -42,8 +47,6 @@ struct ImportCommand: ParsableCommand {
 
     /// The entries as titles and values in wiped buffers.
     static func decode(_ input: [UInt8]) throws -> [(title: String, value: SecretBytes)] {
-        var input = input
-        defer { input.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
         let entries: [Entry]
         do {
             entries = try JSONDecoder().decode([Entry].self, from: Data(input))
@@ -53,23 +56,6 @@ struct ImportCommand: ParsableCommand {
         return entries.map { entry in
             var value = entry.value
             return (entry.title, value.withUTF8 { SecretBytes(copying: UnsafeRawBufferPointer($0)) })
-        }
-    }
-
-    /// Every byte of standard input, up to `inputLimit`.
-    static func readInput() throws -> [UInt8] {
-        var input: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw SecureRoomError.system(operation: "read", path: "standard input", errno: errno) }
-            if count == 0 { return input }
-            guard input.count + count <= inputLimit else {
-                throw VaultError.invalid("the input is larger than \(inputLimit >> 20) MiB")
-            }
-            input.append(contentsOf: chunk[0..<count])
         }
     }
 }
