@@ -32,7 +32,6 @@ int sr_pam_get_authtok_item(pam_handle_t *pamh, int old, const char **token) { r
 int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec) { return pam_fail_delay(pamh, usec); }
 void sr_pam_drop_response(char *response) { if (response) { explicit_bzero(response, strlen(response)); free(response); } }
 int sr_pam_info(pam_handle_t *pamh, const char *message) { return pam_info(pamh, "%s", message); }
-int sr_pam_delete_cred_flag(void) { return PAM_DELETE_CRED; }
 
 /* The stashed vault key: the user it belongs to and the key, in one mlock'd block owned
  * by libpam's data list, wiped by the cleanup (at pam_end, or when replaced or dropped). */

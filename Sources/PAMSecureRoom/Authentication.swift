@@ -18,7 +18,7 @@ struct Authentication {
         if !configuration.noDelay { call.pam.requestFailureDelay(microseconds: Self.failureDelay) }
         let (user, uid) = try call.resolveUser()
         if let uid, call.isExempt(uid) {
-            debug("root is exempt (set even_deny_root to use a PIN for root)")
+            call.debug("root is exempt (set even_deny_root to use a PIN for root)")
             return PAM_IGNORE
         }
         guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
@@ -33,7 +33,7 @@ struct Authentication {
         }
         switch outcome {
         case .success(let vaultKey):
-            debug("PIN accepted for \(user)")
+            call.debug("PIN accepted for \(user)")
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
             if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
             return PAM_SUCCESS
@@ -52,7 +52,7 @@ struct Authentication {
     /// PIN turned out to be gone.
     private func withoutPIN(_ user: UserName, known: Bool, prompted: Bool) throws -> Int32 {
         guard call.configuration.noPIN == .fail else {
-            debug("\(user) has no PIN\(known ? "" : " (unknown account)"); ignoring")
+            call.debug("\(user) has no PIN\(known ? "" : " (unknown account)"); ignoring")
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
         let verifier = PINVerifier(store: call.store)
@@ -81,9 +81,5 @@ struct Authentication {
             }
         }
         return try call.promptPIN("PIN: ")
-    }
-
-    private func debug(_ line: String) {
-        if call.configuration.debug { call.pam.log(LOG_DEBUG, line) }
     }
 }

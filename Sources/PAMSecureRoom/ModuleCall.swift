@@ -79,7 +79,15 @@ struct ModuleCall {
     }
 
     /// Whether messages to the user are suppressed (`silent` or PAM_SILENT).
-    var isSilent: Bool { configuration.silent || flags & Int32(bitPattern: UInt32(PAM_SILENT)) != 0 }
+    var isSilent: Bool { configuration.silent || has(PAM_SILENT) }
+
+    /// Whether libpam passed `flag` (PAM_SILENT, PAM_PRELIM_CHECK, PAM_DELETE_CRED, ...).
+    func has(_ flag: some BinaryInteger) -> Bool { flags & Int32(truncatingIfNeeded: flag) != 0 }
+
+    /// Logs `line` at LOG_DEBUG when `debug` is set.
+    func debug(_ line: String) {
+        if configuration.debug { pam.log(LOG_DEBUG, line) }
+    }
 
     /// Tells the user `message` as an error, unless silent.
     func tell(_ message: String) { if !isSilent { pam.error(message) } }
@@ -90,13 +98,7 @@ struct ModuleCall {
 
     /// The validated user name and its passwd entry's uid (nil if the account is unknown).
     func resolveUser() throws -> (name: UserName, uid: uid_t?) {
-        let (name, account) = try resolveAccount()
-        return (name, account?.uid)
-    }
-
-    /// The validated user name and its passwd entry's uid and gid (nil if unknown).
-    func resolveAccount() throws -> (name: UserName, account: (uid: uid_t, gid: gid_t)?) {
         let name = try UserName(try pam.user())
-        return (name, name.account())
+        return (name, name.accountID())
     }
 }

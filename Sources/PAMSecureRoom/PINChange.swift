@@ -11,9 +11,9 @@ struct PINChange {
     func run() throws -> Int32 {
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
-        if call.flags & Int32(bitPattern: UInt32(PAM_PRELIM_CHECK)) != 0 {
+        if call.has(PAM_PRELIM_CHECK) {
             // Without root only the helper can tell whether there is a PIN; it will say so.
-            let hasNoPIN = LocalPINAuthority.isAvailable ? try PINVerifier(store: call.store).status(of: user) == nil : false
+            let hasNoPIN = LocalPINAuthority.isAvailable ? try call.store.credential(for: user) == nil : false
             return hasNoPIN ? PAM_IGNORE : PAM_SUCCESS
         }
         let policy = PINPolicy(blocklist: try Blocklist.load(call.configuration.blocklist))

@@ -29,9 +29,11 @@ struct StatusCommand: ParsableCommand {
             let now = SystemClock().now()
             let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
             let reports = try users.map { user in
-                UserStatus(user: user, credential: try store.credential(for: user),
-                           tally: try store.lockout(for: user), policy: store.configuration.lockout, now: now,
-                           hasRecovery: try store.recovery(for: user) != nil)
+                let credential = try store.credential(for: user)
+                // The recovery record matters only when the PIN holds no vault key.
+                return UserStatus(user: user, credential: credential,
+                                  tally: try store.lockout(for: user), policy: store.configuration.lockout, now: now,
+                                  hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil)
             }
             if json {
                 print(user == nil ? "[" + reports.map(\.json).joined(separator: ",") + "]" : reports[0].json)

@@ -43,10 +43,10 @@ public struct Enrollment {
 
     /// Inside a successful check (`PINVerifier.verify`'s `whileLocked`): gives the user a
     /// new vault key wrapped under the PIN just checked, and a recovery record wrapping it
-    /// again under a new recovery key. Returns both; the recovery key is shown once.
+    /// again under a new recovery key. Returns the recovery key, to be shown once.
     /// Refuses if a vault key exists, or a recovery record does (only `replace` discards it).
     func setUpVault(_ credential: inout CredentialRecord, master: SecretBytes,
-                    replace: Bool) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey) {
+                    replace: Bool) throws -> RecoveryKey {
         let user = credential.user
         if !replace { try refuseExistingVault(credential) }
         let vaultKey = try VaultKey.generate()
@@ -56,7 +56,7 @@ public struct Enrollment {
                                        vaultKey: try VaultKey.wrap(vaultKey, recoveryKey: recoveryKey, salt: salt, user: user),
                                        created: clock.now().wallSeconds))
         credential.vaultKey = try VaultKey.wrap(vaultKey, master: master, user: user)
-        return (vaultKey, recoveryKey)
+        return recoveryKey
     }
 
     /// Throws `vaultKeyExists` if the credential's user has a vault key, or a recovery

@@ -62,13 +62,17 @@ public final class FileDescriptor {
 
     /// Writes every byte, retrying short writes.
     public func writeAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try Self.writeAll(rawValue, $0, failure: { failure("write") }) }
+    }
+
+    /// Writes every byte of `bytes` to `descriptor` (not owned: standard output, say),
+    /// retrying short writes and EINTR; an error throws `failure()` (errno is still set).
+    public static func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, failure: () -> Error) throws {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { buffer -> Int in
-                guard let base = buffer.baseAddress else { return 0 }
-                return retryingOnInterrupt { write(rawValue, base + offset, buffer.count - offset) }
-            }
-            if written < 0 { throw failure("write") }
+            let written = retryingOnInterrupt { write(descriptor, base + offset, bytes.count - offset) }
+            guard written > 0 else { throw failure() }
             offset += written
         }
     }

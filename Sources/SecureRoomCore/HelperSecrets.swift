@@ -7,7 +7,6 @@
 public enum HelperSecrets {
     private static let vaultKeyWord = Array(" vault-key=".utf8)
     private static let recoveryKeyWord = Array(" recovery-key=".utf8)
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The words that follow `success` (empty when there is no key material).
     public static func encode(vaultKey: SecretBytes?, recoveryKey: RecoveryKey?) -> SecretBytes {
@@ -19,7 +18,7 @@ public enum HelperSecrets {
             func put(_ byte: UInt8) { target[index] = byte; index += 1 }
             if let vaultKey {
                 vaultKeyWord.forEach(put)
-                vaultKey.withUnsafeBytes { for byte in $0 { put(hexDigits[Int(byte >> 4)]); put(hexDigits[Int(byte & 15)]) } }
+                vaultKey.withUnsafeBytes { for byte in $0 { put(Hex.digits[Int(byte >> 4)]); put(Hex.digits[Int(byte & 15)]) } }
             }
             if let recoveryKey {
                 recoveryKeyWord.forEach(put)
@@ -42,8 +41,8 @@ public enum HelperSecrets {
             let valid = key.withUnsafeMutableBytes { target -> Bool in
                 for index in 0..<VaultKey.length {
                     let high = rest[rest.startIndex + 2 * index], low = rest[rest.startIndex + 2 * index + 1]
-                    guard let h = hexDigits.firstIndex(of: high), let l = hexDigits.firstIndex(of: low) else { return false }
-                    target[index] = UInt8(h << 4 | l)
+                    guard let h = Hex.value(high), let l = Hex.value(low) else { return false }
+                    target[index] = h << 4 | l
                 }
                 return true
             }

@@ -69,8 +69,9 @@ public struct LocalPINAuthority: PINAuthority {
     /// their time over `new`), `changedConcurrently` is thrown and nothing is written.
     public func change(_ user: UserName, current: () throws -> SecretBytes,
                        new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
-        let checked = try store.credential(for: user)
-        let outcome = try check(user, pin: current)
+        // The credential verified, as read under the lock: the one the new PIN replaces.
+        var checked: CredentialRecord?
+        let outcome = try check(user, pin: current) { credential, _ in checked = credential }
         if case .success(let vaultKey) = outcome, let checked {
             // A stored vault key that did not unwrap is damage: refuse rather than drop it.
             if checked.vaultKey != nil && vaultKey == nil {
@@ -89,7 +90,7 @@ public struct LocalPINAuthority: PINAuthority {
         if !replace, let credential = try store.credential(for: user) { try enrollment.refuseExistingVault(credential) }
         var recoveryKey: RecoveryKey?
         let outcome = try check(user, pin: pin) { credential, master in
-            recoveryKey = try enrollment.setUpVault(&credential, master: master, replace: replace).recoveryKey
+            recoveryKey = try enrollment.setUpVault(&credential, master: master, replace: replace)
         }
         return (outcome, recoveryKey)
     }

@@ -47,23 +47,26 @@ public final class StateStore {
 
     /// The user's credential, or nil if the user has no PIN.
     public func credential(for user: UserName) throws -> CredentialRecord? {
-        let name = "\(user.rawValue).credential"
-        let directory = try users()
-        guard let bytes = try directory.read(name, limit: CredentialRecord.maximumSize) else { return nil }
-        let record = try CredentialRecord(parsing: bytes, path: directory.path + "/" + name)
-        guard record.user == user else {
-            throw SecureRoomError.corruptRecord(path: directory.path + "/" + name, reason: "belongs to another user")
-        }
-        return record
+        try record(of: user, "credential", limit: CredentialRecord.maximumSize,
+                   parse: CredentialRecord.init(parsing:path:), owner: \.user)
     }
 
     /// The user's vault recovery record, or nil if the user never set up a vault.
     public func recovery(for user: UserName) throws -> RecoveryRecord? {
-        let name = "\(user.rawValue).recovery"
+        try record(of: user, "recovery", limit: RecoveryRecord.maximumSize,
+                   parse: RecoveryRecord.init(parsing:path:), owner: \.user)
+    }
+
+    /// `users/NAME.EXTENSION` parsed, or nil if there is none; a record naming another
+    /// user is corrupt.
+    private func record<Record>(of user: UserName, _ fileExtension: String, limit: Int,
+                                parse: ([UInt8], String) throws -> Record,
+                                owner: (Record) -> UserName) throws -> Record? {
+        let name = "\(user.rawValue).\(fileExtension)"
         let directory = try users()
-        guard let bytes = try directory.read(name, limit: RecoveryRecord.maximumSize) else { return nil }
-        let record = try RecoveryRecord(parsing: bytes, path: directory.path + "/" + name)
-        guard record.user == user else {
+        guard let bytes = try directory.read(name, limit: limit) else { return nil }
+        let record = try parse(bytes, directory.path + "/" + name)
+        guard owner(record) == user else {
             throw SecureRoomError.corruptRecord(path: directory.path + "/" + name, reason: "belongs to another user")
         }
         return record

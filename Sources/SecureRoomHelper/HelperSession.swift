@@ -81,11 +81,6 @@ func writeToCaller(_ text: String, secrets: SecretBytes? = nil) {
             }
         }
     }
-    var offset = 0
-    while offset < line.count {
-        let written = line[offset...].withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return }
-        offset += written
-    }
+    // A caller that closed its end gets nothing; there is no one to tell.
+    try? line.withUnsafeBytes { try FileDescriptor.writeAll(STDOUT_FILENO, $0) { SecureRoomError.system(operation: "write", path: "standard output", errno: errno) } }
 }

@@ -21,21 +21,15 @@ public enum HiddenLine {
 
     /// At a terminal: raw mode, nothing echoed; Enter ends, Backspace erases, Ctrl-C/D cancel.
     public static func readMasked(prompt: String, limit: Int) throws -> SecretBytes {
-        var saved = [UInt8](repeating: 0, count: sr_termios_size())
-        guard sr_tty_raw(STDIN_FILENO, &saved, saved.count) == 0 else {
-            throw SecureRoomError.system(operation: "tcsetattr", path: "standard input", errno: errno)
-        }
-        ToolOutput.writeError(prompt)
-        defer {
-            _ = sr_tty_restore(STDIN_FILENO, saved)
-            ToolOutput.writeError("\r\n")
-        }
-        return try collect(limit: limit) { byte, length in
-            switch byte {
-            case 0x0d, 0x0a: return .end
-            case 0x7f, 0x08: return length > 0 ? .erase : .skip
-            case 0x03, 0x04, 0x1b: throw PINEntry.Failure.cancelled
-            default: return .keep
+        try RawTerminal.reading(closing: "\r\n") {
+            ToolOutput.writeError(prompt)
+            return try collect(limit: limit) { byte, length in
+                switch byte {
+                case 0x0d, 0x0a: return .end
+                case 0x7f, 0x08: return length > 0 ? .erase : .skip
+                case 0x03, 0x04, 0x1b: throw PINEntry.Failure.cancelled
+                default: return .keep
+                }
             }
         }
     }

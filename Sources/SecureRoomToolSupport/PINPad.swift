@@ -28,39 +28,33 @@ public struct PINPad {
 
     /// Shows the pad on the terminal and reads one PIN.
     public func read() throws -> SecretBytes {
-        var saved = [UInt8](repeating: 0, count: sr_termios_size())
-        guard sr_tty_raw(STDIN_FILENO, &saved, saved.count) == 0 else {
-            throw SecureRoomError.system(operation: "tcsetattr", path: "standard input", errno: errno)
-        }
-        defer {
-            _ = sr_tty_restore(STDIN_FILENO, saved)
-            ToolOutput.writeError("\n")
-        }
-        let pin = SecretBytes(count: format.digits)
-        var filled = 0
-        ToolOutput.writeError("\r\u{1b}[K\(prompt)\(render(filled: 0))")
-        while filled < format.digits {
-            var byte: UInt8 = 0
-            let count = Glibc.read(STDIN_FILENO, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            guard count == 1 else { throw PINEntry.Failure.cancelled }
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                pin.withUnsafeMutableBytes { $0[filled] = byte }
-                filled += 1
-            case 0x7f, 0x08:
-                if filled > 0 {
-                    filled -= 1
-                    pin.withUnsafeMutableBytes { $0[filled] = 0 }
+        try RawTerminal.reading(closing: "\n") {
+            let pin = SecretBytes(count: format.digits)
+            var filled = 0
+            ToolOutput.writeError("\r\u{1b}[K\(prompt)\(render(filled: 0))")
+            while filled < format.digits {
+                var byte: UInt8 = 0
+                let count = Glibc.read(STDIN_FILENO, &byte, 1)
+                if count < 0 && errno == EINTR { continue }
+                guard count == 1 else { throw PINEntry.Failure.cancelled }
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    pin.withUnsafeMutableBytes { $0[filled] = byte }
+                    filled += 1
+                case 0x7f, 0x08:
+                    if filled > 0 {
+                        filled -= 1
+                        pin.withUnsafeMutableBytes { $0[filled] = 0 }
+                    }
+                case 0x03, 0x04, 0x1b:
+                    throw PINEntry.Failure.cancelled
+                default:
+                    ToolOutput.writeError("\u{07}")
                 }
-            case 0x03, 0x04, 0x1b:
-                throw PINEntry.Failure.cancelled
-            default:
-                ToolOutput.writeError("\u{07}")
+                byte = 0
+                ToolOutput.writeError("\r\u{1b}[K\(prompt)\(render(filled: filled))")
             }
-            byte = 0
-            ToolOutput.writeError("\r\u{1b}[K\(prompt)\(render(filled: filled))")
+            return pin
         }
-        return pin
     }
 }

@@ -41,12 +41,8 @@ func reportingFailures(_ body: () throws -> Void) throws {
 
 /// Writes bytes to standard output, all of them.
 func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
-    var offset = 0
-    while offset < bytes.count {
-        let written = write(STDOUT_FILENO, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { throw SecureRoomError.system(operation: "write", path: "standard output", errno: errno) }
-        offset += written
+    try FileDescriptor.writeAll(STDOUT_FILENO, bytes) {
+        SecureRoomError.system(operation: "write", path: "standard output", errno: errno)
     }
 }
 

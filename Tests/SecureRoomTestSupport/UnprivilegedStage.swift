@@ -148,9 +148,9 @@ public final class UnprivilegedStage {
         try sandbox.probeService(name, arguments: arguments, module: module, state: false)
     }
 
-    /// Runs `program` (an absolute path) as `uid`:`gid` in the namespace with exactly
-    /// `environment`, feeding `input`.
-    public func run(as uid: UInt32, gid: UInt32? = nil, _ program: String, _ arguments: [String],
+    /// Runs `program` (an absolute path) as `uid` (group `uid` too) in the namespace with
+    /// exactly `environment`, feeding `input`.
+    public func run(as uid: UInt32, _ program: String, _ arguments: [String],
                     input: String = "", environment: [String: String] = [:],
                     descriptors: Descriptors = .pipes) throws -> ProcessResult {
         let redirection: String
@@ -168,7 +168,7 @@ public final class UnprivilegedStage {
         defer { try? terminal?.close() }
         return try runProgram("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c",
                                                    Self.namespaceScript, "stage", sandbox.root, String(uid),
-                                                   String(gid ?? uid), redirection] + command,
+                                                   redirection] + command,
                               input: input, standardInput: terminal)
     }
 
@@ -201,11 +201,11 @@ public final class UnprivilegedStage {
     }
 
     /// Inside the namespace: the private /etc/security and /dev, then the program as the
-    /// caller. Arguments: root uid gid redirection command...
+    /// caller (uid and gid alike). Arguments: root uid redirection command...
     private static let namespaceScript = #"""
     set -e
-    root=$1 uid=$2 gid=$3 redirection=$4
-    shift 4
+    root=$1 uid=$2 redirection=$3
+    shift 3
     mount --bind "$root/etc-security" /etc/security
     mount --bind "$root/etc-pam.d" /etc/pam.d
     mount --rbind /dev "$root/dev-host"
@@ -217,10 +217,10 @@ public final class UnprivilegedStage {
     touch /dev/log
     mount --bind "$root/log.sock" /dev/log
     case $redirection in
-      "<&-") exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" <&- ;;
-      ">&-") exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" >&- ;;
-      "<file") exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" <"$root/scratch/stdin-file" ;;
-      *) exec setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@" ;;
+      "<&-") exec <&- ;;
+      ">&-") exec >&- ;;
+      "<file") exec <"$root/scratch/stdin-file" ;;
     esac
+    exec setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
     """#
 }

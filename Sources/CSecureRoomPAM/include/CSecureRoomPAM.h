@@ -37,7 +37,5 @@ int sr_pam_stash_vault_key(pam_handle_t *pamh, const char *user, const unsigned 
 const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user);
 /* Wipe and drop the stashed vault key. */
 void sr_pam_drop_vault_key(pam_handle_t *pamh);
-/* PAM_ESTABLISH_CRED and friends, as plain ints. */
-int sr_pam_delete_cred_flag(void);
 
 #endif
