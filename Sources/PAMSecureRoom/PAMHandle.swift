@@ -11,8 +11,10 @@ struct PAMHandle {
     func user() throws -> String {
         var name: UnsafePointer<CChar>?
         let code = sr_pam_get_user(raw, &name)
-        guard code == PAM_SUCCESS, let name else { throw ModuleResult(code: code == PAM_SUCCESS ? PAM_USER_UNKNOWN : code,
-                                                                      log: "cannot determine the user name") }
+        guard code == PAM_SUCCESS, let name else {
+            throw ModuleResult(code: code == PAM_SUCCESS ? PAM_USER_UNKNOWN : code,
+                               log: "cannot determine the user name: \(code == PAM_SUCCESS ? "no name" : describe(code))")
+        }
         return String(cString: name)
     }
 
@@ -22,9 +24,8 @@ struct PAMHandle {
         var response: UnsafeMutablePointer<CChar>?
         let code = sr_pam_prompt_secret(raw, prompt, &response)
         defer { sr_pam_drop_response(response) }
-        guard code == PAM_SUCCESS, let response else {
-            throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed (\(code))")
-        }
+        guard code == PAM_SUCCESS else { throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed: \(describe(code))") }
+        guard let response else { throw ModuleResult(code: PAM_CONV_ERR, log: "conversation returned no answer to the prompt") }
         return try format.pin(fromCString: UnsafePointer(response))
     }
 
@@ -64,4 +65,10 @@ struct PAMHandle {
 
     /// Asks the application to delay a failure report by `microseconds`.
     func requestFailureDelay(microseconds: UInt32) { _ = sr_pam_fail_delay(raw, microseconds) }
+
+    /// libpam's text for `code`, with the number: "Conversation error (19)".
+    func describe(_ code: Int32) -> String {
+        guard let text = pam_strerror(raw, code) else { return "PAM code \(code)" }
+        return "\(String(cString: text)) (\(code))"
+    }
 }

@@ -120,6 +120,29 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
     }
 
+    /// Regression (3113aa5): in a setuid-root host such as su (real uid = the invoking
+    /// user, effective and saved uid 0), storing the key in the target user's keyring
+    /// switches ids and must switch back to exactly the ones the host had.
+    func testSetuidHostGetsItsIdsBackAfterTheKeyIsStored() throws {
+        try prepare()
+        try setUpVault()
+        XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        let setuidDriver = stage.bin + "/secureroom-pam-driver-setuid"
+        try FileManager.default.copyItem(atPath: stage.bin + "/secureroom-pam-driver", toPath: setuidDriver)
+        XCTAssertEqual(chmod(setuidDriver, 0o4755), 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sandbox.pamDirectory)
+
+        // uid 2 runs the setuid-root host to log in as daemon, as `su daemon` would.
+        let login = try stage.pam(as: 2, "login", user: user, responses: [pin], operations: ["auth", "setcred", "open"],
+                                  driverOptions: ["--report-ids"], driver: setuidDriver)
+        XCTAssertEqual(login.results, ["auth: 0 Success", "setcred: 0 Success", "open: 0 Success"], login.process.output)
+        let ids = login.process.lines.filter { $0.hasPrefix("ids: ") }
+        XCTAssertEqual(ids, ["ids: 2 0 0 / 2 2 2", "ids: 2 0 0 / 2 2 2"], "ids before pam_start and after pam_end")
+        try assertSecret("s3cret")
+        XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
+    }
+
     func testTimeoutLocks() throws {
         try prepare(extraConfiguration: "vault_timeout = 2s\n")
         try setUpVault()

@@ -172,10 +172,12 @@ public final class UnprivilegedStage {
                               input: input, standardInput: terminal)
     }
 
-    /// Runs the driver as `uid` for `service`, answering prompts with `responses`.
+    /// Runs the driver (`driver`, default the stage's copy) as `uid` for `service`,
+    /// answering prompts with `responses`.
     public func pam(as uid: UInt32, _ service: String = "unprivileged", user: String, responses: [String] = [],
-                    operations: [String] = ["auth"], driverOptions: [String] = []) throws -> PAMTranscript {
-        PAMTranscript(try run(as: uid, bin + "/secureroom-pam-driver",
+                    operations: [String] = ["auth"], driverOptions: [String] = [],
+                    driver: String? = nil) throws -> PAMTranscript {
+        PAMTranscript(try run(as: uid, driver ?? bin + "/secureroom-pam-driver",
                               sandbox.driverArguments(service, user: user, options: driverOptions, operations: operations),
                               input: Sandbox.lines(responses)))
     }

@@ -1,0 +1,88 @@
+# Tests/reliability/common.sh — sourced by the reliability items that drive the release
+# artifacts from a shell (crash.sh, hammer.sh, timing.sh). Not run on its own.
+#
+# It gives each item:
+#   LONG            1 with --long, else 0
+#   W               a private work directory (removed on exit)
+#   BIN             copies of the release artifacts (so a rebuild cannot change them mid-run)
+#   OUT             the item's report file, $RELIABILITY_REPORT_DIR/ITEM.md
+#   a private mount namespace (re-executing the item inside `unshare --mount`) in which
+#   /etc/passwd, /etc/group, /etc/pam.d and /etc/security/secureroom.conf are copies the
+#   item may change: the module, the admin tool and the vault read the state directory
+#   $W/state from that config file, as on an installed system. Nothing on the host changes.
+#
+# Usage, at the top of an item:  ITEM=crash; source "$(dirname "$0")/common.sh" "$@"
+# (common.sh sources prelude.sh, which handles the arguments, root and the report file.)
+
+source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh" "$@"
+
+# Outside the namespace: prepare the work directory and re-run this item inside one.
+if [ -z "${RELIABILITY_WORK:-}" ]; then
+  for artifact in pam_secureroom.so secureroom secureroom-vault secureroom-pam-driver; do
+    [ -e "$REPO/.build/release/$artifact" ] || { echo "$ITEM: .build/release/$artifact is missing: run scripts/build" >&2; exit 2; }
+  done
+  need_packages util-linux gcc
+  work=$(mktemp -d /tmp/secureroom-reliability.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  mkdir -p "$work/bin"
+  for artifact in pam_secureroom.so secureroom secureroom-vault secureroom-pam-driver; do
+    cp "$REPO/.build/release/$artifact" "$work/bin/"
+  done
+  status=0
+  RELIABILITY_WORK=$work unshare --mount --propagation private -- /bin/bash "$REPO/Tests/reliability/$ITEM.sh" "$@" || status=$?
+  exit $status
+fi
+
+W=$RELIABILITY_WORK
+BIN=$W/bin
+grep -q " / / .*shared:" /proc/self/mountinfo && mount --make-rprivate /
+mkdir -p -m 0700 "$W/etc"
+for f in passwd group; do cp -p "/etc/$f" "$W/etc/$f"; done
+cp -a /etc/pam.d "$W/pam.d"
+mkdir -p /etc/security
+[ -e /etc/security/secureroom.conf ] || touch /etc/security/secureroom.conf
+: > "$W/secureroom.conf"
+for f in passwd group; do mount --bind "$W/etc/$f" "/etc/$f"; done
+mount --bind "$W/secureroom.conf" /etc/security/secureroom.conf
+mount --bind "$W/pam.d" /etc/pam.d
+STATE=$W/state
+
+# configure LINE...: writes secureroom.conf (cheap argon2 unless a line overrides it) and
+# initialises a fresh state directory.
+FAST_KDF=("argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1")
+configure() {
+  rm -rf "$STATE"
+  printf '%s\n' "dir = $STATE" "${FAST_KDF[@]}" "$@" > "$W/secureroom.conf"
+  "$BIN/secureroom" init >/dev/null
+}
+# add_user NAME UID: a local account in the namespace's /etc/passwd.
+add_user() { echo "$1:x:$2:$2::/nonexistent:/usr/sbin/nologin" >> /etc/passwd; }
+# enrol USER PIN: an administrator sets the PIN (weak PINs allowed: tests pick PINs freely).
+enrol() { printf '%s\n' "$2" | "$BIN/secureroom" set "$1" --stdin --allow-weak >/dev/null; }
+# service NAME LINE...: a PAM service in the namespace's /etc/pam.d. MODULE is the module copy.
+service() { local name=$1; shift; printf '%s\n' "${@//MODULE/$BIN/pam_secureroom.so}" > "/etc/pam.d/$name"; }
+# authenticate SERVICE USER PIN: one PAM transaction through the real libpam
+# (pam_start_confdir, failure delay recorded, not slept); prints the PAM code.
+authenticate() {
+  local code=0
+  printf '%s\n' "$3" | "$BIN/secureroom-pam-driver" --confdir /etc/pam.d --service "$1" --user "$2" auth >/dev/null 2>&1 || code=$?
+  echo "$code"
+}
+# failures USER: the failure count in the user's lockout record, as `secureroom status` reads it.
+failures() { "$BIN/secureroom" status "$1" --json | sed -n 's/.*"failures":\([0-9]*\).*/\1/p'; }
+# argon2_counter: builds the LD_PRELOAD shim that counts argon2id_ctx calls into
+# $W/argon2-count (one byte per call) and prints its path.
+argon2_counter() {
+  [ -e "$W/argon2-counter.so" ] || gcc -shared -fPIC -O2 -o "$W/argon2-counter.so" \
+    "$REPO/Tests/PAMModuleTests/Fixtures/argon2-counter.c" -ldl
+  touch "$W/argon2-count"
+  echo "$W/argon2-counter.so"
+}
+argon2_runs() { stat -c %s "$W/argon2-count"; }
+
+# Report: emit LINE appends to the item's section.
+: > "$OUT"
+emit() { printf '%s\n' "$*" >> "$OUT"; }
+# ms START END: milliseconds between two $EPOCHREALTIME values.
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# Tests/reliability/crash.sh [--long] — crash injection: SIGKILL the module during a login,
+# the admin tool during `set` and `change`, and the vault during `add`, then check what a
+# crash may leave behind.
+#
+# Five operations are killed:
+#   auth-wrong   a login with a wrong PIN (a new one each time)      user daemon
+#   auth-right   a login with the right PIN                          user daemon
+#   set          `secureroom set` (an administrator's new PIN)       user bin
+#   change       `secureroom change` of a PIN that holds a vault key user root
+#   vault-add    `secureroom-vault add` of a new secret              root's vault
+# at two kinds of point:
+#   syscall      every one: strace kills the process on entry to the k-th call of the
+#                state-changing syscalls (openat, write, pwrite64, fsync, fdatasync,
+#                rename*, unlink*, ftruncate, flock, ...), for k = 1, 2, ... until a run
+#                completes — so a kill lands before and after each of them
+#   random       SIGKILL after a random time within the operation's own duration
+#                (short: 40 per operation; --long: 400)
+# After every kill (an "after" check is a violation when it fails):
+#   - every record parses: `secureroom status --json` for all users exits 0;
+#   - the failure count never went down (only a success may clear it) and went up by at
+#     most one; if argon2 ran (an LD_PRELOAD shim counts argon2id_ctx calls) the attempt
+#     was counted before it: no free guess;
+#   - after a killed set or change, the old or the new PIN logs in (never neither);
+#   - after a killed change, the working PIN still unlocks the vault;
+#   - no secret is lost: every secret added before is listed with its value, and the
+#     killed one is either absent or whole.
+# Writes $RELIABILITY_REPORT_DIR/crash.md; the last line is "crash: N checks, V violations".
+set -euo pipefail
+ITEM=crash
+source "$(dirname "$0")/common.sh" "$@"
+need_packages strace
+RANDOM_KILLS=$([ "$LONG" -eq 1 ] && echo 400 || echo 40)
+
+SYSCALLS=openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,ftruncate,flock,mkdirat,fchmod,fchown,linkat
+configure "deny = 100" "schedule =" "even_deny_root" "vault_timeout = 2h"
+service probe "auth required MODULE"
+service secureroom-vault "auth required MODULE" "account required pam_permit.so" \
+  "session required pam_permit.so" "password required pam_deny.so"
+COUNTER=$(argon2_counter)
+export ARGON2_COUNTER_FILE=$W/argon2-count
+export HOME=/root
+VAULT_FILE=$W/vault/vault.sqlite
+mkdir -p -m 0700 "$W/vault"
+
+DAEMON_PIN=7391
+enrol daemon "$DAEMON_PIN"
+BIN_PINS=(3817 6402); bin_current=0
+ROOT_PINS=(2846 5193); root_current=0
+enrol bin "${BIN_PINS[0]}"
+enrol root "${ROOT_PINS[0]}"
+"$BIN/secureroom-vault" init --stdin --file "$VAULT_FILE" <<<"${ROOT_PINS[0]}" >/dev/null
+"$BIN/secureroom-vault" unlock --stdin <<<"${ROOT_PINS[0]}" >/dev/null
+declare -A SECRETS=()
+added=0
+value_for() { printf 'value %d: %s' "$1" "$(printf '%*s' $(($1 % 300 + 1)) '' | tr ' ' "$(($1 % 10))")"; }
+for ((i = 1; i <= 5; i++)); do
+  added=$i
+  value_for "$i" | "$BIN/secureroom-vault" add "secret-$i" --file "$VAULT_FILE"
+  SECRETS[secret-$i]=$(value_for "$i")
+done
+
+checks=0 violations=0 kills=0 completed=0 killed_after_argon2=0
+declare -A KILLED=() DONE=() BAD=()
+violation() {
+  violations=$((violations + 1)); BAD[$operation]=$((${BAD[$operation]:-0} + 1))
+  echo "crash: VIOLATION ($operation, $how #$point): $*" >&2
+}
+check() { checks=$((checks + 1)); if ! eval "$1"; then violation "$2"; fi; }
+
+# run_killed CMD...: runs the operation (its input on stdin), killed at this point.
+# Sets `killed` to 1 if SIGKILL ended it.
+run_killed() {
+  local status=0 t0=$EPOCHREALTIME
+  if [ "$how" = syscall ]; then
+    strace -f -qq -o /dev/null -e trace="$SYSCALLS" -e inject="$SYSCALLS:signal=KILL:when=$point" -- "$@" >/dev/null 2>&1 || status=$?
+  else
+    timeout --foreground --preserve-status -s KILL "$point" "$@" >/dev/null 2>&1 || status=$?
+  fi
+  killed=$([ "$status" -eq 137 ] && echo 1 || echo 0)
+  run_ms=$(ms "$t0" "$EPOCHREALTIME")
+}
+
+# working PINS...: the first of the PINs that logs the user in (printed), or nothing.
+working() {
+  local user=$1 pin; shift
+  for pin in "$@"; do
+    if [ "$(authenticate probe "$user" "$pin")" -eq 0 ]; then echo "$pin"; return; fi
+  done
+}
+
+records_parse() { "$BIN/secureroom" status --json >/dev/null 2>&1; }
+
+# secrets_intact [ALL]: the vault lists exactly the secrets known to be added; with ALL,
+# every value is read back and compared byte for byte.
+secrets_intact() {
+  local listed title
+  listed=$(titles) || return 1
+  [ "$(grep -c . <<<"$listed")" -eq "${#SECRETS[@]}" ] || return 1
+  for title in "${!SECRETS[@]}"; do
+    grep -qxF "$title" <<<"$listed" || return 1
+    if [ "${1:-}" = ALL ]; then same_value "$title" || return 1; fi
+  done
+}
+# titles: the vault's titles, one per line (`list` prints "CREATED  MODIFIED  TITLE").
+titles() {
+  local listing
+  listing=$("$BIN/secureroom-vault" list --file "$VAULT_FILE" 2>/dev/null) || return 1
+  sed -E 's/^[^ ]+  [^ ]+  //' <<<"$listing"
+}
+# same_value TITLE: `get` prints exactly the value that was added.
+same_value() {
+  "$BIN/secureroom-vault" get "$1" --file "$VAULT_FILE" > "$W/got" 2>/dev/null &&
+    printf '%s' "${SECRETS[$1]}" | cmp -s - "$W/got"
+}
+
+wrong_pin=0
+next_wrong_pin() {
+  wrong_pin=$(((wrong_pin + 1) % 10000))
+  [ "$(printf '%04d' "$wrong_pin")" != "$DAEMON_PIN" ] || wrong_pin=$((wrong_pin + 1))
+  printf '%04d' "$wrong_pin"
+}
+
+# One killed operation and its checks. Globals: operation, how, point.
+attempt() {
+  local before after runs_before ran
+  case $operation in
+    auth-wrong | auth-right)
+      before=$(failures daemon); runs_before=$(argon2_runs)
+      local pin=$DAEMON_PIN
+      [ "$operation" = auth-right ] || pin=$(next_wrong_pin)
+      run_killed env LD_PRELOAD="$COUNTER" "$BIN/secureroom-pam-driver" --confdir /etc/pam.d \
+        --service probe --user daemon auth <<<"$pin"
+      check records_parse "a record does not parse"
+      after=$(failures daemon); ran=$(($(argon2_runs) > runs_before))
+      if [ "$killed" -eq 1 ] && [ "$ran" -eq 1 ]; then killed_after_argon2=$((killed_after_argon2 + 1)); fi
+      if [ "$operation" = auth-wrong ]; then
+        check "[ $after -eq $before ] || [ $after -eq $((before + 1)) ]" "failures $before -> $after"
+        check "[ $ran -eq 0 ] || [ $after -eq $((before + 1)) ]" "argon2 ran but the guess was not counted ($before -> $after)"
+      else
+        check "[ $after -eq $before ] || [ $after -eq $((before + 1)) ] || [ $after -eq 0 ]" "failures $before -> $after"
+        check "[ $ran -eq 0 ] || [ $after -eq $((before + 1)) ] || [ $after -eq 0 ]" "argon2 ran but the attempt was not counted ($before -> $after)"
+      fi
+      # Keep clear of deny: a success (not killed) clears the count.
+      if [ "$after" -ge 50 ]; then
+        check "[ $(authenticate probe daemon "$DAEMON_PIN") -eq 0 ] && [ $(failures daemon) -eq 0 ]" "the right PIN did not log in after the kills"
+      fi
+      ;;
+    set)
+      local old=${BIN_PINS[$bin_current]} new=${BIN_PINS[$((1 - bin_current))]} now
+      run_killed "$BIN/secureroom" set bin --stdin --allow-weak <<<"$new"
+      check records_parse "a record does not parse"
+      now=$(working bin "$new" "$old")
+      check "[ -n '$now' ]" "neither the old nor the new PIN logs in"
+      [ "$now" != "$new" ] || bin_current=$((1 - bin_current))
+      ;;
+    change)
+      local old=${ROOT_PINS[$root_current]} new=${ROOT_PINS[$((1 - root_current))]} now
+      run_killed "$BIN/secureroom" change root --stdin --allow-weak <<<"$old"$'\n'"$new"
+      check records_parse "a record does not parse"
+      now=$(working root "$new" "$old")
+      check "[ -n '$now' ]" "neither the old nor the new PIN logs in"
+      [ "$now" != "$new" ] || root_current=$((1 - root_current))
+      "$BIN/secureroom-vault" lock >/dev/null 2>&1 || true
+      check "'$BIN/secureroom-vault' unlock --stdin <<<'${ROOT_PINS[$root_current]}' >/dev/null 2>&1" "the working PIN no longer unlocks the vault"
+      check "secrets_intact" "a secret was lost"
+      ;;
+    vault-add)
+      added=$((added + 1))
+      local title=secret-$added
+      value_for "$added" > "$W/value"
+      run_killed "$BIN/secureroom-vault" add "$title" --file "$VAULT_FILE" < "$W/value"
+      local listed
+      if ! listed=$(titles); then
+        check false "the vault does not open"
+        listed=
+      fi
+      if grep -qxF "$title" <<<"$listed"; then
+        SECRETS[$title]=$(cat "$W/value")
+        check "same_value $title" "a killed add left a torn secret"
+      fi
+      check "[ $(grep -c . <<<"$listed") -eq ${#SECRETS[@]} ]" "the vault lists $(grep -c . <<<"$listed") secrets, ${#SECRETS[@]} known"
+      local known; for known in "${!SECRETS[@]}"; do
+        check "grep -qxF $known <<<\"\$listed\"" "secret $known was lost"
+      done
+      if [ $((added % 25)) -eq 0 ]; then check "secrets_intact ALL" "a secret's value changed"; fi
+      ;;
+  esac
+  if [ "$killed" -eq 1 ]; then
+    kills=$((kills + 1)); KILLED[$operation:$how]=$((${KILLED[$operation:$how]:-0} + 1))
+  else
+    completed=$((completed + 1)); DONE[$operation:$how]=$((${DONE[$operation:$how]:-0} + 1))
+  fi
+}
+
+# The random window of an operation: the median wall time of 5 undisturbed runs of it.
+declare -A WINDOW=()
+OPERATIONS=(auth-wrong auth-right set change vault-add)
+start=$EPOCHREALTIME
+for operation in "${OPERATIONS[@]}"; do
+  how=syscall
+  for ((point = 1; ; point++)); do
+    attempt
+    [ "$killed" -eq 1 ] || break
+  done
+  echo "crash: $operation: killed at each of $((point - 1)) syscall points"
+  samples=()
+  how=random
+  for ((i = 0; i < 5; i++)); do
+    point=60; attempt; samples+=("$run_ms")
+  done
+  WINDOW[$operation]=$(printf '%s\n' "${samples[@]}" | median)
+  for ((i = 0; i < RANDOM_KILLS; i++)); do
+    point=$(awk -v w="${WINDOW[$operation]}" -v r="$RANDOM$RANDOM" 'BEGIN { srand(r); printf "%.4f", rand() * w / 1000 }')
+    attempt
+  done
+  echo "crash: $operation: $RANDOM_KILLS random points within ${WINDOW[$operation]} ms"
+done
+operation=final how=end point=0
+check "secrets_intact ALL" "a secret was lost or changed"
+elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+
+emit "## Crash injection"
+emit
+emit "Mode: $([ "$LONG" -eq 1 ] && echo long || echo short) (\`Tests/reliability/crash.sh$([ "$LONG" -eq 1 ] && echo " --long")\`), $elapsed s."
+emit "Each operation was SIGKILLed on entry to every state-changing syscall in turn (strace"
+emit "\`inject=…:signal=KILL:when=k\` for k = 1, 2, … until a run completed) and at $RANDOM_KILLS random"
+emit "times within its own undisturbed duration. After every run: all records parse; the"
+emit "failure count never fell and, if argon2 ran, had already counted the attempt; after set"
+emit "and change the old or the new PIN logs in and still unlocks the vault; no secret is lost"
+emit "and none is torn. A run the kill did not reach (it completed first) is checked the same way."
+emit
+emit "| operation | syscall kills | random kills | random window (ms) | runs completed | violations |"
+emit "|---|---:|---:|---:|---:|---:|"
+for operation in "${OPERATIONS[@]}"; do
+  emit "| $operation | ${KILLED[$operation:syscall]:-0} | ${KILLED[$operation:random]:-0} | ${WINDOW[$operation]} | $((${DONE[$operation:syscall]:-0} + ${DONE[$operation:random]:-0})) | ${BAD[$operation]:-0} |"
+done
+emit "| **total** | | **$kills kills** | | $completed | **$violations** |"
+emit
+emit "$checks checks. $killed_after_argon2 logins were killed after argon2 had started (each had already been counted)."
+emit "$added secrets added to the vault over the run, ${#SECRETS[@]} of them present at the end (the rest were killed before their commit)."
+finish "$checks" "$violations"

@@ -1,0 +1,44 @@
+# Tests/reliability/prelude.sh — sourced first by every reliability item: its arguments,
+# root, its report file and package installs. Not run on its own.
+#
+# Usage, at the top of an item:  ITEM=name; source "$(dirname "$0")/prelude.sh" "$@"
+# It sets REPO (the repository root, also the working directory), LONG (1 with --long),
+# REPORT_DIR ($RELIABILITY_REPORT_DIR, default .build/reliability, created) and OUT
+# (REPORT_DIR/ITEM.md); --help prints the item's header comment.
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LONG=0
+for argument in "$@"; do
+  case $argument in
+    --long) LONG=1 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "$ITEM: unknown argument '$argument' (usage: $0 [--long])" >&2; exit 64 ;;
+  esac
+done
+if [ "$(id -u)" -ne 0 ]; then
+  echo "$ITEM: run as root (root-owned state, a private mount namespace)" >&2
+  exit 2
+fi
+cd "$REPO"
+REPORT_DIR=${RELIABILITY_REPORT_DIR:-$REPO/.build/reliability}
+mkdir -p "$REPORT_DIR"
+REPORT_DIR=$(cd "$REPORT_DIR" && pwd)
+OUT=$REPORT_DIR/$ITEM.md
+
+# need_packages PKG...: installs the Debian packages that are missing.
+need_packages() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "$ITEM: installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# finish CHECKS VIOLATIONS: the item's last line and exit status.
+finish() {
+  echo "$ITEM: $1 checks, $2 violations"
+  [ "$2" -eq 0 ]
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Tests/reliability/timing.sh [--long] — no user enumeration by timing: a wrong PIN for an
+# enrolled user, an unknown user and a user without a PIN take the same time.
+#
+# The module runs with its default argon2 parameters and `nopin=fail` (with the default
+# `nopin=ignore` a user without a PIN is skipped at once, by design, and no PIN is asked
+# for). Each round times one PAM transaction (a secureroom-pam-driver process, wall time)
+# of each case, in an order that rotates every round; medians are compared. A wrong PIN
+# is a new one each time (a repeated one is not checked again), and the enrolled user's
+# count is cleared by an administrator's reset every 40 attempts (deny = 100).
+# Also counted: argon2 runs per attempt (an LD_PRELOAD shim), which must be 1 in each case.
+#
+# Pass: the slowest median is within 5% of the fastest. A shared machine can be noisy, so a
+# miss is measured once more and only a second miss fails. Rounds: 15 (--long: 60).
+# Writes $RELIABILITY_REPORT_DIR/timing.md; last line "timing: N checks, V violations".
+set -euo pipefail
+ITEM=timing
+source "$(dirname "$0")/common.sh" "$@"
+ROUNDS=$([ "$LONG" -eq 1 ] && echo 60 || echo 15)
+PIN=4739
+FAST_KDF=()   # the default argon2 parameters: the real cost is what is compared
+configure "nopin = fail" "deny = 100" "schedule ="
+service probe "auth required MODULE"
+enrol daemon "$PIN"
+add_user nopin 4301
+COUNTER=$(argon2_counter)
+CASES=(enrolled unknown nopin)
+declare -A ACCOUNT=([enrolled]=daemon [unknown]=no-such-user [nopin]=nopin)
+
+checks=0 violations=0
+check() {
+  checks=$((checks + 1))
+  if ! eval "$1"; then violations=$((violations + 1)); echo "timing: VIOLATION: $2" >&2; fi
+}
+
+wrong=0
+# one CASE: times one attempt (ms to $W/samples/CASE), its code to $W/codes/CASE.
+one() {
+  wrong=$(((wrong + 1) % 10000)); [ "$wrong" -ne "$PIN" ] || wrong=$((wrong + 1))
+  local code=0 start=$EPOCHREALTIME before; before=$(argon2_runs)
+  printf '%04d\n' "$wrong" | ARGON2_COUNTER_FILE=$W/argon2-count LD_PRELOAD=$COUNTER \
+    "$BIN/secureroom-pam-driver" --confdir /etc/pam.d --service probe --user "${ACCOUNT[$1]}" auth >/dev/null 2>&1 || code=$?
+  ms "$start" "$EPOCHREALTIME" >> "$W/samples/$1"; echo >> "$W/samples/$1"
+  echo "$code" >> "$W/codes/$1"
+  echo $(($(argon2_runs) - before)) >> "$W/runs/$1"
+}
+
+# measure: ROUNDS rounds; prints the ratio slowest/fastest median.
+measure() {
+  rm -rf "$W/samples" "$W/codes" "$W/runs"; mkdir "$W/samples" "$W/codes" "$W/runs"
+  local round i
+  for c in "${CASES[@]}"; do one "$c" > /dev/null; done   # warm-up, not kept
+  rm -f "$W"/samples/* "$W"/codes/* "$W"/runs/*
+  for ((round = 0; round < ROUNDS; round++)); do
+    for ((i = 0; i < 3; i++)); do one "${CASES[$(((round + i) % 3))]}"; done
+    if [ $((round % 13)) -eq 12 ]; then "$BIN/secureroom" reset daemon >/dev/null; fi
+  done
+  for c in "${CASES[@]}"; do grep . "$W/samples/$c" | median; done |
+    sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.4f", hi / lo }'
+}
+
+ratio=$(measure)
+attempts=1
+if awk -v r="$ratio" 'BEGIN { exit !(r > 1.05) }'; then
+  echo "timing: ratio $ratio over 1.05; measuring once more"
+  ratio=$(measure); attempts=2
+fi
+check "awk -v r=$ratio 'BEGIN { exit !(r <= 1.05) }'" "slowest median is $ratio × the fastest"
+
+emit "## Timing: no enumeration"
+emit
+emit "Mode: $([ "$LONG" -eq 1 ] && echo long || echo short) (\`Tests/reliability/timing.sh$([ "$LONG" -eq 1 ] && echo " --long")\`), $ROUNDS rounds$([ "$attempts" -eq 2 ] && echo " (the first measurement missed 5% and was repeated; these are the second's figures)")."
+emit "One PAM transaction per case per round through the real libpam, default argon2 parameters,"
+emit "\`nopin=fail\`, rotating order; wall time of the whole process."
+emit
+emit "| case | account | median ms | range ms | PAM code | argon2 runs per attempt |"
+emit "|---|---|---:|---|---|---|"
+for c in "${CASES[@]}"; do
+  runs=$(sort -u "$W/runs/$c" | tr '\n' ' ' | sed 's/ $//')
+  codes=$(sort -u "$W/codes/$c" | tr '\n' ' ' | sed 's/ $//')
+  check "[ '$runs' = 1 ]" "$c: argon2 runs per attempt: $runs"
+  check "[ '$codes' != 0 ]" "$c: an attempt succeeded"
+  emit "| $c | ${ACCOUNT[$c]} | $(grep . "$W/samples/$c" | median) | $(grep . "$W/samples/$c" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s–%s", lo, hi }') | $codes | $runs |"
+done
+emit
+emit "Slowest median / fastest median: **$ratio** (must be ≤ 1.05)."
+finish "$checks" "$violations"
