@@ -38,7 +38,13 @@ public enum PINKeys {
         mac.update(data: Array("secureroom/1 guess\0\(user.rawValue)\0".utf8))
         mac.update(data: salt)
         pin.withUnsafeBytes { mac.update(data: $0) }
-        return Array(Array(mac.finalize()).prefix(guessTagLength))
+        let tag = Array(Array(mac.finalize()).prefix(guessTagLength))
+        // The inner SHA-256 state still buffers the PIN, and swift-crypto 4.5.2 does not wipe
+        // a hash state when it frees it (its zeroize() clears 8 bytes, the size of a metatype,
+        // not the state). One more block completes the pending one, which BoringSSL then
+        // zeroes; the tag was taken before. Found by Tests/reliability/memory.sh (freecheck).
+        mac.update(data: [UInt8](repeating: 0, count: 64))
+        return tag
     }
 
     private static func expand(_ master: SecretBytes, info: String, count: Int) -> SecretBytes {
