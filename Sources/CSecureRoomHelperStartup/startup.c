@@ -53,13 +53,15 @@ static void sr_helper_sanitize(void)
     struct rlimit none = { 0, 0 };
     setrlimit(RLIMIT_CORE, &none);
     /* A caller's tiny RLIMIT_FSIZE would kill the helper (SIGXFSZ) in the middle of a
-     * record write: harmless for the record (temp + rename), but pointless. */
+     * record write: harmless for the record (temp + rename), but pointless. Raising it
+     * needs CAP_SYS_RESOURCE, which root in a container may lack; with SIGXFSZ ignored,
+     * such a write fails with EFBIG and the helper reports an error instead of dying. */
     struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
     setrlimit(RLIMIT_FSIZE, &unlimited);
-    signal(SIGXFSZ, SIG_DFL);
+    signal(SIGXFSZ, SIG_IGN);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
     /* A blocked signal mask is inherited across exec; start clean. (Ignored signals are
-     * inherited too; SIGXFSZ is reset above, and the helper sets the rest it uses.) */
+     * inherited too; SIGXFSZ is set above, and the helper sets the rest it uses.) */
     sigset_t all_unblocked;
     sigemptyset(&all_unblocked);
     sigprocmask(SIG_SETMASK, &all_unblocked, NULL);

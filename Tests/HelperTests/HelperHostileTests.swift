@@ -30,6 +30,35 @@ final class HelperHostileTests: XCTestCase {
         XCTAssertEqual(try failures(stage), 1)
     }
 
+    /// A caller's resource limits travel through exec into the setuid helper: a 1-byte
+    /// file size limit (SIGXFSZ mid-write) or room for hardly any descriptors must not
+    /// give a free guess, tear a record or crash it.
+    func testCallersResourceLimitsGiveNoFreeGuess() throws {
+        let stage = try stage()
+        // Root raises the limit again when it may (CAP_SYS_RESOURCE); where it may not (a
+        // container), the record write fails with EFBIG: an error, nothing checked.
+        let tiny = try stage.run(as: uid, "/usr/bin/prlimit", ["--fsize=1", stage.helper, "verify", user], input: "1357\n")
+        if tiny.status == 2 {
+            XCTAssertEqual(try failures(stage), 1, "the wrong PIN was counted")
+        } else {
+            XCTAssertEqual(tiny.status, 1, "an error, not death by SIGXFSZ")
+            XCTAssertEqual(tiny.lines, ["ready", "error"])
+            XCTAssertTrue(stage.logLines().contains { $0.contains(".daemon.lockout.tmp: File too large") }, "\(stage.logLines())")
+            XCTAssertEqual(try failures(stage), 0, "nothing was checked")
+        }
+        XCTAssertEqual(try stage.helper(as: uid, ["verify", user], input: pin + "\n").lines, ["ready", "success"], "records intact")
+        XCTAssertEqual(try failures(stage), 0)
+
+        // Descriptors 0-3 and nothing more: the helper cannot open its state; it answers
+        // "error" and logs why.
+        let starved = try stage.run(as: uid, "/usr/bin/prlimit", ["--nofile=4", stage.helper, "verify", user], input: "1357\n")
+        XCTAssertEqual(starved.status, 1, starved.output + starved.errorOutput)
+        XCTAssertEqual(starved.lines, ["error"])
+        XCTAssertTrue(stage.logLines().contains { $0.contains("Too many open files") }, "the reason is logged: \(stage.logLines())")
+        XCTAssertEqual(try failures(stage), 0, "no guess was checked, none counted")
+        XCTAssertEqual(try stage.helper(as: uid, ["verify", user], input: pin + "\n").status, 0, "records intact")
+    }
+
     func testRecordsStayRootOwnedAndPrivate() throws {
         let stage = try stage()
         XCTAssertEqual(try stage.helper(as: uid, ["verify", user], input: "1357\n").status, 2)

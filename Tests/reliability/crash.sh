@@ -73,9 +73,9 @@ check() { checks=$((checks + 1)); if ! eval "$1"; then violation "$2"; fi; }
 run_killed() {
   local status=0 t0=$EPOCHREALTIME
   if [ "$how" = syscall ]; then
-    strace -f -qq -o /dev/null -e trace="$SYSCALLS" -e inject="$SYSCALLS:signal=KILL:when=$point" -- "$@" >/dev/null 2>&1 || status=$?
+    (strace -f -qq -o /dev/null -e trace="$SYSCALLS" -e inject="$SYSCALLS:signal=KILL:when=$point" -- "$@") >/dev/null 2>&1 || status=$?
   else
-    timeout --foreground --preserve-status -s KILL "$point" "$@" >/dev/null 2>&1 || status=$?
+    (timeout --foreground --preserve-status -s KILL "$point" "$@") >/dev/null 2>&1 || status=$?
   fi
   killed=$([ "$status" -eq 137 ] && echo 1 || echo 0)
   run_ms=$(ms "$t0" "$EPOCHREALTIME")
