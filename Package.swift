@@ -22,6 +22,9 @@ let package = Package(
         .executable(name: "secureroom-helper", targets: ["SecureRoomHelper"]),
         .executable(name: "secureroom-vault", targets: ["SecureRoomVaultTool"]),
         .executable(name: "secureroom-pam-driver", targets: ["PAMDriver"]),
+        // For the libFuzzer harnesses in Fuzz/ (a separate package that depends on this one).
+        .library(name: "SecureRoomCore", targets: ["SecureRoomCore"]),
+        .library(name: "SecureRoomVault", targets: ["SecureRoomVault"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),

@@ -80,9 +80,12 @@ public struct Configuration: Sendable {
     }
 
     /// Applies a config file: `key = value` or `key` per line, `#` comments.
+    ///
+    /// Lines are split on the byte `\n` before decoding: split as a `String`, a CRLF file
+    /// would be one line (`"\r\n"` is a single `Character`), swallowing every option.
     public mutating func apply(fileText bytes: [UInt8], path: String) throws {
-        let text = String(decoding: bytes, as: UTF8.self)
-        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let rawLine = Substring(String(decoding: rawBytes, as: UTF8.self))
             let line = (rawLine.firstIndex(of: "#").map { rawLine[..<$0] } ?? rawLine)
                 .trimmingSpaces()
             if line.isEmpty { continue }
