@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+//
+// libFuzzer harnesses for every parser of untrusted bytes in SecureRoom (see README.md).
+// One executable per parser; each defines LLVMFuzzerTestOneInput and gets its `main`
+// from libFuzzer, so the targets are built as libraries (-parse-as-library) and linked
+// with the fuzzer and address sanitizers given on the command line:
+//
+//     swift build --sanitize fuzzer --sanitize address   (run from Fuzz/)
+//
+// Debug builds keep @testable imports working: several parsers are internal.
+import PackageDescription
+
+/// The fuzzers, named after the parser they drive; `Corpus/<name>/` holds their seeds.
+let fuzzers: [(name: String, vault: Bool)] = [
+    ("FuzzRecordText", false),
+    ("FuzzCredentialRecord", false),
+    ("FuzzLockoutRecord", false),
+    ("FuzzRecoveryRecord", false),
+    ("FuzzPepper", false),
+    ("FuzzBlocklist", false),
+    ("FuzzConfiguration", false),
+    ("FuzzHelperReply", false),
+    ("FuzzHelperSecrets", false),
+    ("FuzzPINFormat", false),
+    ("FuzzVaultKey", false),
+    ("FuzzVaultCipher", true),
+]
+
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v5), .unsafeFlags(["-parse-as-library"])]
+
+let package = Package(
+    name: "SecureRoomFuzz",
+    dependencies: [
+        .package(name: "SecureRoom", path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        // Input splitting, test-vector constants and the check that traps on a violated property.
+        .target(name: "FuzzSupport", dependencies: [.product(name: "SecureRoomCore", package: "SecureRoom")],
+                swiftSettings: [.swiftLanguageMode(.v5)]),
+    ] + fuzzers.map { fuzzer in
+        .executableTarget(
+            name: fuzzer.name,
+            dependencies: ["FuzzSupport", .product(name: "SecureRoomCore", package: "SecureRoom"),
+                           .product(name: "Crypto", package: "swift-crypto")]
+                + (fuzzer.vault ? [.product(name: "SecureRoomVault", package: "SecureRoom")] : []),
+            swiftSettings: swiftSettings)
+    }
+)

@@ -1,0 +1,47 @@
+/// Fuzzes the lockout record parser, `LockoutRecord(parsing:path:)` (FORMAT.md §4), and
+/// what the module does next with a parsed tally: `LockoutPolicy.status(of:at:)`.
+///
+/// Properties of a record that parses:
+/// - failures in 0...1,000,000, a last-failure when failures > 0, at most 100 seen tags of
+///   the tag length, a boot id that is empty or 32 lowercase hex digits;
+/// - `serialized()` has exactly the input's lines and parses back to an equal record;
+/// - evaluating the default policy (and a one-guess policy) at instants before, at and
+///   long after the last failure, in the same boot and another, never traps, and the
+///   status reports the record's failure count.
+import FuzzSupport
+@testable import SecureRoomCore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzLockoutRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = fuzzBytes(data, size)
+    guard let record = try? LockoutRecord(parsing: bytes, path: "fuzz") else { return 0 }
+    require((0...1_000_000).contains(record.failures), "failures \(record.failures)")
+    require(record.failures == 0 || record.lastFailure != nil, "failures without last-failure")
+    require(record.seenGuesses.count <= LockoutRecord.maximumSeenGuesses, "too many seen tags")
+    require(record.seenGuesses.allSatisfy { $0.count == PINKeys.guessTagLength }, "seen tag length")
+    if let last = record.lastFailure {
+        require(last.bootID.isEmpty || Hex.decode(Substring(last.bootID), count: 16) != nil, "boot id")
+    }
+    let serialized = record.serialized()
+    require(sortedLines(serialized) == sortedLines(bytes), "serialized lines differ from the input's")
+    require((try? LockoutRecord(parsing: serialized, path: "fuzz")) == record,
+            "serialized record does not parse back to itself")
+
+    let last = record.lastFailure ?? Instant(wallSeconds: 0, bootID: "", bootNanoseconds: 0)
+    let instants = [
+        Instant(wallSeconds: 0, bootID: "", bootNanoseconds: 0),
+        last,
+        Instant(wallSeconds: Int64.max, bootID: last.bootID, bootNanoseconds: UInt64.max),
+        Instant(wallSeconds: Int64.max, bootID: "0123456789abcdef0123456789abcdef", bootNanoseconds: 0),
+        Instant(wallSeconds: 1_795_000_000, bootID: last.bootID, bootNanoseconds: 0),
+    ]
+    let policies = [LockoutPolicy.defaults, try! LockoutPolicy(deny: 1, schedule: [])]
+    for policy in policies {
+        for now in instants {
+            let status = policy.status(of: record, at: now)
+            require(status.failures == record.failures, "status reports \(status.failures) failures")
+            require(!(record.failures >= policy.deny && status.allowsAttempt), "disabled tally allows an attempt")
+        }
+    }
+    return 0
+}
