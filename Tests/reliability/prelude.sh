@@ -4,7 +4,8 @@
 # Usage, at the top of an item:  ITEM=name; source "$(dirname "$0")/prelude.sh" "$@"
 # It sets REPO (the repository root, also the working directory), LONG (1 with --long),
 # REPORT_DIR ($RELIABILITY_REPORT_DIR, default .build/reliability, created) and OUT
-# (REPORT_DIR/ITEM.md); --help prints the item's header comment.
+# (REPORT_DIR/ITEM.md), and records in REPORT_DIR/ITEM.run which commit ran and when;
+# --help prints the item's header comment.
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LONG=0
@@ -24,6 +25,10 @@ REPORT_DIR=${RELIABILITY_REPORT_DIR:-$REPO/.build/reliability}
 mkdir -p "$REPORT_DIR"
 REPORT_DIR=$(cd "$REPORT_DIR" && pwd)
 OUT=$REPORT_DIR/$ITEM.md
+# Which code ran, for the report: the commit (and whether the tree differed from it) and when.
+printf 'commit %s%s, %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+  "$(git diff --quiet HEAD -- Sources Tests Fuzz scripts 2>/dev/null || echo " with uncommitted changes")" \
+  "$(date -u '+%Y-%m-%d %H:%M UTC')" > "$REPORT_DIR/$ITEM.run"
 
 # need_packages PKG...: installs the Debian packages that are missing.
 need_packages() {
