@@ -39,11 +39,11 @@ grep -q " / / .*shared:" /proc/self/mountinfo && mount --make-rprivate /
 mkdir -p -m 0700 "$W/etc"
 for f in passwd group; do cp -p "/etc/$f" "$W/etc/$f"; done
 cp -a /etc/pam.d "$W/pam.d"
-mkdir -p /etc/security
-[ -e /etc/security/secureroom.conf ] || touch /etc/security/secureroom.conf
-: > "$W/secureroom.conf"
+# /etc/security is replaced by a copy as a whole, so no file is created on the host.
+if [ -d /etc/security ]; then cp -a /etc/security "$W/security"; else mkdir "$W/security"; fi
+: > "$W/security/secureroom.conf"
 for f in passwd group; do mount --bind "$W/etc/$f" "/etc/$f"; done
-mount --bind "$W/secureroom.conf" /etc/security/secureroom.conf
+[ -d /etc/security ] && mount --bind "$W/security" /etc/security
 mount --bind "$W/pam.d" /etc/pam.d
 STATE=$W/state
 
@@ -52,7 +52,7 @@ STATE=$W/state
 FAST_KDF=("argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1")
 configure() {
   rm -rf "$STATE"
-  printf '%s\n' "dir = $STATE" "${FAST_KDF[@]}" "$@" > "$W/secureroom.conf"
+  printf '%s\n' "dir = $STATE" "${FAST_KDF[@]}" "$@" > /etc/security/secureroom.conf
   "$BIN/secureroom" init >/dev/null
 }
 # add_user NAME UID: a local account in the namespace's /etc/passwd.
@@ -74,8 +74,8 @@ failures() { "$BIN/secureroom" status "$1" --json | sed -n 's/.*"failures":\([0-
 # $W/argon2-count (one byte per call) and prints its path.
 argon2_counter() {
   [ -e "$W/argon2-counter.so" ] || gcc -shared -fPIC -O2 -o "$W/argon2-counter.so" \
-    "$REPO/Tests/PAMModuleTests/Fixtures/argon2-counter.c" -ldl
-  touch "$W/argon2-count"
+    "$REPO/Tests/PAMModuleTests/Fixtures/argon2-counter.c" -ldl || return 1
+  touch "$W/argon2-count" || return 1
   echo "$W/argon2-counter.so"
 }
 argon2_runs() { stat -c %s "$W/argon2-count"; }

@@ -10,17 +10,22 @@
 #   change       `secureroom change` of a PIN that holds a vault key user root
 #   vault-add    `secureroom-vault add` of a new secret              root's vault
 # at two kinds of point:
-#   syscall      every one: strace kills the process on entry to the k-th call of the
-#                state-changing syscalls (openat, write, pwrite64, fsync, fdatasync,
-#                rename*, unlink*, ftruncate, flock, ...), for k = 1, 2, ... until a run
-#                completes — so a kill lands before and after each of them
+#   syscall      every one: an undisturbed run under strace lists, in order, its calls of
+#                the state-changing syscalls (openat, write, pwrite64, fsync, fdatasync,
+#                rename*, unlink*, ftruncate, flock, ...); then, for each entry (the n-th
+#                call of syscall S), a run is killed on entry to exactly that call (strace
+#                inject=S:signal=KILL:when=n; strace counts per syscall). So a kill lands
+#                before, and after, each of them
 #   random       SIGKILL after a random time within the operation's own duration
 #                (short: 40 per operation; --long: 400)
 # After every kill (an "after" check is a violation when it fails):
 #   - every record parses: `secureroom status --json` for all users exits 0;
 #   - the failure count never went down (only a success may clear it) and went up by at
 #     most one; if argon2 ran (an LD_PRELOAD shim counts argon2id_ctx calls) the attempt
-#     was counted before it: no free guess;
+#     was counted before it: no free guess (a right-PIN login starts from a count of 1, so
+#     "counted" and "not counted" differ);
+#   - a run the kill did not reach must have succeeded as usual (exit status, the new PIN,
+#     the added secret), and each sweep must have killed at least once;
 #   - after a killed set or change, the old or the new PIN logs in (never neither);
 #   - after a killed change, the working PIN still unlocks the vault;
 #   - no secret is lost: every secret added before is listed with its value, and the
@@ -37,7 +42,7 @@ configure "deny = 100" "schedule =" "even_deny_root" "vault_timeout = 2h"
 service probe "auth required MODULE"
 service secureroom-vault "auth required MODULE" "account required pam_permit.so" \
   "session required pam_permit.so" "password required pam_deny.so"
-COUNTER=$(argon2_counter)
+COUNTER=$(argon2_counter) || exit 2
 export ARGON2_COUNTER_FILE=$W/argon2-count
 export HOME=/root
 VAULT_FILE=$W/vault/vault.sqlite
@@ -60,7 +65,7 @@ for ((i = 1; i <= 5; i++)); do
   SECRETS[secret-$i]=$(value_for "$i")
 done
 
-checks=0 violations=0 kills=0 completed=0 killed_after_argon2=0
+checks=0 violations=0 kills=0 completed=0 killed_after_argon2=0 completed_logins_without_argon2=0
 declare -A KILLED=() DONE=() BAD=()
 violation() {
   violations=$((violations + 1)); BAD[$operation]=$((${BAD[$operation]:-0} + 1))
@@ -68,16 +73,21 @@ violation() {
 }
 check() { checks=$((checks + 1)); if ! eval "$1"; then violation "$2"; fi; }
 
-# run_killed CMD...: runs the operation (its input on stdin), killed at this point.
-# Sets `killed` to 1 if SIGKILL ended it.
+# run_killed CMD...: runs the operation (its input on stdin), killed at this point:
+# with how=syscall, `point` is "SYSCALL:N" (on entry to its N-th call); with how=trace,
+# the run is not killed but lists its syscalls in $W/trace; with how=random, `point` is
+# seconds. Sets `killed` (1 if SIGKILL ended it) and `run_status` (the exit status).
 run_killed() {
   local status=0 t0=$EPOCHREALTIME
   if [ "$how" = syscall ]; then
-    (strace -f -qq -o /dev/null -e trace="$SYSCALLS" -e inject="$SYSCALLS:signal=KILL:when=$point" -- "$@") >/dev/null 2>&1 || status=$?
+    { (strace -qq -o /dev/null -e trace="$SYSCALLS" -e inject="${point%:*}:signal=KILL:when=${point#*:}" -- "$@") >/dev/null 2>&1; } 2>/dev/null || status=$?
+  elif [ "$how" = trace ]; then
+    (strace -qq -o "$W/trace" -e trace="$SYSCALLS" -- "$@") >/dev/null 2>&1 || status=$?
   else
-    (timeout --foreground --preserve-status -s KILL "$point" "$@") >/dev/null 2>&1 || status=$?
+    { (timeout --foreground --preserve-status -s KILL "$point" "$@") >/dev/null 2>&1; } 2>/dev/null || status=$?
   fi
   killed=$([ "$status" -eq 137 ] && echo 1 || echo 0)
+  run_status=$status
   run_ms=$(ms "$t0" "$EPOCHREALTIME")
 }
 
@@ -114,11 +124,13 @@ same_value() {
     printf '%s' "${SECRETS[$1]}" | cmp -s - "$W/got"
 }
 
+# next_wrong_pin: sets WRONG_PIN to a wrong PIN not used before (a repeated guess would
+# not be checked again). Not called in $(...): the counter must survive.
 wrong_pin=0
 next_wrong_pin() {
   wrong_pin=$(((wrong_pin + 1) % 10000))
   [ "$(printf '%04d' "$wrong_pin")" != "$DAEMON_PIN" ] || wrong_pin=$((wrong_pin + 1))
-  printf '%04d' "$wrong_pin"
+  printf -v WRONG_PIN '%04d' "$wrong_pin"
 }
 
 # One killed operation and its checks. Globals: operation, how, point.
@@ -126,14 +138,26 @@ attempt() {
   local before after runs_before ran
   case $operation in
     auth-wrong | auth-right)
-      before=$(failures daemon); runs_before=$(argon2_runs)
       local pin=$DAEMON_PIN
-      [ "$operation" = auth-right ] || pin=$(next_wrong_pin)
+      if [ "$operation" = auth-right ]; then
+        # Start from a count of 1, so that a right PIN counted before argon2 (2) and one
+        # not counted (1) differ.
+        next_wrong_pin
+        authenticate probe daemon "$WRONG_PIN" >/dev/null
+      else
+        next_wrong_pin
+        pin=$WRONG_PIN
+      fi
+      before=$(failures daemon) || before=; runs_before=$(argon2_runs)
       run_killed env LD_PRELOAD="$COUNTER" "$BIN/secureroom-pam-driver" --confdir /etc/pam.d \
         --service probe --user daemon auth <<<"$pin"
       check records_parse "a record does not parse"
-      after=$(failures daemon); ran=$(($(argon2_runs) > runs_before))
+      after=$(failures daemon) || after=; ran=$(($(argon2_runs) > runs_before))
       if [ "$killed" -eq 1 ] && [ "$ran" -eq 1 ]; then killed_after_argon2=$((killed_after_argon2 + 1)); fi
+      if [ "$killed" -eq 0 ]; then
+        check "[ $run_status -eq $([ "$operation" = auth-right ] && echo 0 || echo 7) ]" "an undisturbed login ended with $run_status"
+        check "[ $ran -eq 1 ]" "an undisturbed login ran no argon2 (is the counter working?)"
+      fi
       if [ "$operation" = auth-wrong ]; then
         check "[ $after -eq $before ] || [ $after -eq $((before + 1)) ]" "failures $before -> $after"
         check "[ $ran -eq 0 ] || [ $after -eq $((before + 1)) ]" "argon2 ran but the guess was not counted ($before -> $after)"
@@ -152,6 +176,7 @@ attempt() {
       check records_parse "a record does not parse"
       now=$(working bin "$new" "$old")
       check "[ -n '$now' ]" "neither the old nor the new PIN logs in"
+      [ "$killed" -eq 1 ] || check "[ $run_status -eq 0 ] && [ '$now' = '$new' ]" "an undisturbed set ended with $run_status, PIN '$now'"
       [ "$now" != "$new" ] || bin_current=$((1 - bin_current))
       ;;
     change)
@@ -160,6 +185,7 @@ attempt() {
       check records_parse "a record does not parse"
       now=$(working root "$new" "$old")
       check "[ -n '$now' ]" "neither the old nor the new PIN logs in"
+      [ "$killed" -eq 1 ] || check "[ $run_status -eq 0 ] && [ '$now' = '$new' ]" "an undisturbed change ended with $run_status, PIN '$now'"
       [ "$now" != "$new" ] || root_current=$((1 - root_current))
       "$BIN/secureroom-vault" lock >/dev/null 2>&1 || true
       check "'$BIN/secureroom-vault' unlock --stdin <<<'${ROOT_PINS[$root_current]}' >/dev/null 2>&1" "the working PIN no longer unlocks the vault"
@@ -170,6 +196,7 @@ attempt() {
       local title=secret-$added
       value_for "$added" > "$W/value"
       run_killed "$BIN/secureroom-vault" add "$title" --file "$VAULT_FILE" < "$W/value"
+      check records_parse "a record does not parse"
       local listed
       if ! listed=$(titles); then
         check false "the vault does not open"
@@ -178,6 +205,8 @@ attempt() {
       if grep -qxF "$title" <<<"$listed"; then
         SECRETS[$title]=$(cat "$W/value")
         check "same_value $title" "a killed add left a torn secret"
+      elif [ "$killed" -eq 0 ]; then
+        check false "an undisturbed add (status $run_status) did not store $title"
       fi
       check "[ $(grep -c . <<<"$listed") -eq ${#SECRETS[@]} ]" "the vault lists $(grep -c . <<<"$listed") secrets, ${#SECRETS[@]} known"
       local known; for known in "${!SECRETS[@]}"; do
@@ -194,16 +223,18 @@ attempt() {
 }
 
 # The random window of an operation: the median wall time of 5 undisturbed runs of it.
-declare -A WINDOW=()
+declare -A WINDOW=() SWEPT=()
 OPERATIONS=(auth-wrong auth-right set change vault-add)
 start=$EPOCHREALTIME
 for operation in "${OPERATIONS[@]}"; do
+  # The kill points: every listed syscall of an undisturbed run, as SYSCALL:N.
+  how=trace point=0; attempt
+  mapfile -t points < <(grep -oE '^[a-z0-9_]+\(' "$W/trace" | tr -d '(' | awk '{ print $1 ":" ++n[$1] }')
   how=syscall
-  for ((point = 1; ; point++)); do
-    attempt
-    [ "$killed" -eq 1 ] || break
-  done
-  echo "crash: $operation: killed at each of $((point - 1)) syscall points"
+  for point in "${points[@]}"; do attempt; done
+  SWEPT[$operation]=${#points[@]}
+  check "[ ${KILLED[$operation:syscall]:-0} -gt 0 ]" "the syscall sweep killed nothing"
+  echo "crash: $operation: ${#points[@]} syscall points, ${KILLED[$operation:syscall]:-0} runs killed there"
   samples=()
   how=random
   for ((i = 0; i < 5; i++)); do
@@ -211,31 +242,35 @@ for operation in "${OPERATIONS[@]}"; do
   done
   WINDOW[$operation]=$(printf '%s\n' "${samples[@]}" | median)
   for ((i = 0; i < RANDOM_KILLS; i++)); do
-    point=$(awk -v w="${WINDOW[$operation]}" -v r="$RANDOM$RANDOM" 'BEGIN { srand(r); printf "%.4f", rand() * w / 1000 }')
+    point=$(awk -v w="${WINDOW[$operation]}" -v r="$RANDOM$RANDOM" 'BEGIN { srand(r); t = rand() * w / 1000; printf "%.4f", t < 0.001 ? 0.001 : t }')
     attempt
   done
   echo "crash: $operation: $RANDOM_KILLS random points within ${WINDOW[$operation]} ms"
 done
 operation=final how=end point=0
 check "secrets_intact ALL" "a secret was lost or changed"
+check "[ $killed_after_argon2 -gt 0 ]" "no login was killed after argon2 had started: the no-free-guess check was never exercised"
 elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
 
 emit "## Crash injection"
 emit
 emit "Mode: $([ "$LONG" -eq 1 ] && echo long || echo short) (\`Tests/reliability/crash.sh$([ "$LONG" -eq 1 ] && echo " --long")\`), $elapsed s."
-emit "Each operation was SIGKILLed on entry to every state-changing syscall in turn (strace"
-emit "\`inject=…:signal=KILL:when=k\` for k = 1, 2, … until a run completed) and at $RANDOM_KILLS random"
-emit "times within its own undisturbed duration. After every run: all records parse; the"
-emit "failure count never fell and, if argon2 ran, had already counted the attempt; after set"
+emit "Each operation was SIGKILLed on entry to each of its state-changing syscalls in turn (an"
+emit "undisturbed run under strace lists them; then strace \`inject=SYSCALL:signal=KILL:when=N\`"
+emit "kills on entry to exactly that call), and at $RANDOM_KILLS random times within its own undisturbed"
+emit "duration. After every run: all records parse; the failure count never fell and, if argon2"
+emit "ran, had already counted the attempt (right-PIN logins start from a count of 1); after set"
 emit "and change the old or the new PIN logs in and still unlocks the vault; no secret is lost"
-emit "and none is torn. A run the kill did not reach (it completed first) is checked the same way."
+emit "and none is torn. A run the kill did not reach must have succeeded as usual (status, new"
+emit "PIN, stored secret). (No operation here writes the recovery record, which \`status\` does"
+emit "not read while the PIN holds the vault key.)"
 emit
-emit "| operation | syscall kills | random kills | random window (ms) | runs completed | violations |"
-emit "|---|---:|---:|---:|---:|---:|"
+emit "| operation | syscall points | killed there | random kills | random window (ms) | runs completed | violations |"
+emit "|---|---:|---:|---:|---:|---:|---:|"
 for operation in "${OPERATIONS[@]}"; do
-  emit "| $operation | ${KILLED[$operation:syscall]:-0} | ${KILLED[$operation:random]:-0} | ${WINDOW[$operation]} | $((${DONE[$operation:syscall]:-0} + ${DONE[$operation:random]:-0})) | ${BAD[$operation]:-0} |"
+  emit "| $operation | ${SWEPT[$operation]} | ${KILLED[$operation:syscall]:-0} | ${KILLED[$operation:random]:-0} | ${WINDOW[$operation]} | $((${DONE[$operation:trace]:-0} + ${DONE[$operation:syscall]:-0} + ${DONE[$operation:random]:-0})) | ${BAD[$operation]:-0} |"
 done
-emit "| **total** | | **$kills kills** | | $completed | **$violations** |"
+emit "| **total** | | | **$kills kills** | | $completed | **$violations** |"
 emit
 emit "$checks checks. $killed_after_argon2 logins were killed after argon2 had started (each had already been counted)."
 emit "$added secrets added to the vault over the run, ${#SECRETS[@]} of them present at the end (the rest were killed before their commit)."
