@@ -270,7 +270,12 @@ emit "|---|---:|---:|---:|---:|---:|---:|"
 for operation in "${OPERATIONS[@]}"; do
   emit "| $operation | ${SWEPT[$operation]} | ${KILLED[$operation:syscall]:-0} | ${KILLED[$operation:random]:-0} | ${WINDOW[$operation]} | $((${DONE[$operation:trace]:-0} + ${DONE[$operation:syscall]:-0} + ${DONE[$operation:random]:-0})) | ${BAD[$operation]:-0} |"
 done
-emit "| **total** | | | **$kills kills** | | $completed | **$violations** |"
+swept=0 syscall_kills=0 random_kills=0
+for operation in "${OPERATIONS[@]}"; do
+  swept=$((swept + SWEPT[$operation])); syscall_kills=$((syscall_kills + ${KILLED[$operation:syscall]:-0}))
+  random_kills=$((random_kills + ${KILLED[$operation:random]:-0}))
+done
+emit "| **total: $kills kills** | $swept | $syscall_kills | $random_kills | | $completed | **$violations** |"
 emit
 emit "$checks checks. $killed_after_argon2 logins were killed after argon2 had started (each had already been counted)."
 emit "$added secrets added to the vault over the run, ${#SECRETS[@]} of them present at the end (the rest were killed before their commit)."

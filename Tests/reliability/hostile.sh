@@ -64,7 +64,7 @@ fi
 {
   echo "## Hostile inputs at the PAM edge and a hostile filesystem"
   echo
-  echo "Mode $mode: \`RELIABILITY_REPORT_DIR=$report_dir SECUREROOM_HOSTILE_LONG=$LONG swift test --skip-build" \
+  echo "Mode $mode: \`RELIABILITY_REPORT_DIR=${report_dir#"$REPO"/} SECUREROOM_HOSTILE_LONG=$LONG swift test --skip-build" \
        "--filter '$filter'\` ran $executed tests ($failed failed, swift test status $status) in $seconds s" \
        "and recorded $checks cases ($flagged flagged VIOLATION). Each case drives pam_secureroom.so through" \
        "the real libpam (secureroom-pam-driver, as root, in a mount namespace whose /dev/log the test reads)" \
