@@ -111,8 +111,8 @@ final class HostileConversationTests: XCTestCase {
     }
 }
 
-fileprivate extension HostileHarness {
-    /// Asserts that `run` ended cleanly with `code` and a module syslog line containing
+extension HostileHarness {
+    /// (Shared by HostileFilesystemTests.) Asserts that `run` ended cleanly with `code` and a module syslog line containing
     /// `log` (see `problems`), and records the case for the report.
     func expect(_ run: Run, code: Int32, log: String, case name: String,
                 file: StaticString = #filePath, line: UInt = #line) {

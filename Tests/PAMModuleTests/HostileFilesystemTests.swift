@@ -29,9 +29,7 @@ final class HostileFilesystemTests: XCTestCase {
         let path = harness.sandbox.root + "/impostor"
         let copied = try runProgram("/bin/cp", ["-a", harness.sandbox.state, path])
         XCTAssertEqual(copied.status, 0, copied.errorOutput)
-        let set = try runProgram(Artifacts.cli, ["set", harness.user, "--stdin", "--dir", path, "--config", harness.sandbox.config],
-                                 input: impostorPIN + "\n")
-        XCTAssertEqual(set.status, 0, set.errorOutput)
+        try harness.sandbox.enrol(harness.user, pin: impostorPIN, directory: path)
         return path
     }
 
@@ -287,14 +285,5 @@ final class HostileFilesystemTests: XCTestCase {
             XCTAssertEqual(try harness.failures(), 0, name)
         }
         XCTAssertEqual(HostileHarness.snapshot(impostor), before, "the impostor state was written")
-    }
-}
-
-fileprivate extension HostileHarness {
-    /// Asserts that `run` ended cleanly with `code` and a module syslog line containing
-    /// `log` (see `problems`), and records the case for the report.
-    func expect(_ run: Run, code: Int32, log: String, case name: String,
-                file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(problems(run, code: code, log: log, case: name), [], file: file, line: line)
     }
 }

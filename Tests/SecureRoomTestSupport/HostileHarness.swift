@@ -101,12 +101,7 @@ public final class HostileHarness {
     /// The user's failure count as `secureroom status --json` reports it, from the state
     /// directory `directory` (default: the sandbox's).
     public func failures(in directory: String? = nil) throws -> Int? {
-        let result = try runProgram(Artifacts.cli, ["status", user, "--json", "--dir", directory ?? sandbox.state,
-                                                    "--config", sandbox.config])
-        guard result.status == 0,
-              let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
-        else { throw Sandbox.SandboxFailure(message: "status failed: \(result.errorOutput)") }
-        return object["failures"] as? Int
+        try sandbox.status(user, directory: directory)["failures"] as? Int
     }
 
     /// Every entry under `path` (dot files included, symlinks not followed) with its type,

@@ -40,15 +40,18 @@ public final class Sandbox {
     /// argon2 parameters small enough for hundreds of checks per test run.
     public static let fastKDF = "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\n"
 
-    /// Runs the admin tool against this sandbox.
+    /// Runs the admin tool against this sandbox (or the state directory `directory`,
+    /// with this sandbox's config file).
     @discardableResult
-    public func cli(_ arguments: [String], input: String = "") throws -> ProcessResult {
-        try runProgram(Artifacts.cli, arguments + ["--dir", state, "--config", config], input: input)
+    public func cli(_ arguments: [String], input: String = "", directory: String? = nil) throws -> ProcessResult {
+        try runProgram(Artifacts.cli, arguments + ["--dir", directory ?? state, "--config", config], input: input)
     }
 
-    /// Gives `user` the PIN `pin` through `secureroom set --stdin`.
-    public func enrol(_ user: String, pin: String, allowWeak: Bool = false) throws {
-        let result = try cli(["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n")
+    /// Gives `user` the PIN `pin` through `secureroom set --stdin` (in `directory`, default
+    /// the sandbox's state).
+    public func enrol(_ user: String, pin: String, allowWeak: Bool = false, directory: String? = nil) throws {
+        let result = try cli(["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n",
+                             directory: directory)
         guard result.status == 0 else { throw SandboxFailure(message: "set failed: \(result.errorOutput)") }
     }
 
@@ -110,9 +113,10 @@ public final class Sandbox {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
     }
 
-    /// The user's status as printed by `secureroom status USER --json`.
-    public func status(_ user: String) throws -> [String: Any] {
-        let result = try cli(["status", user, "--json"])
+    /// The user's status as printed by `secureroom status USER --json` (from `directory`,
+    /// default the sandbox's state).
+    public func status(_ user: String, directory: String? = nil) throws -> [String: Any] {
+        let result = try cli(["status", user, "--json"], directory: directory)
         guard result.status == 0,
               let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         else { throw SandboxFailure(message: "status failed: \(result.errorOutput)") }

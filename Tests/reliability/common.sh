@@ -16,18 +16,15 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh" "$@"
 
+ARTIFACTS=(pam_secureroom.so secureroom secureroom-vault secureroom-pam-driver)
 # Outside the namespace: prepare the work directory and re-run this item inside one.
 if [ -z "${RELIABILITY_WORK:-}" ]; then
-  for artifact in pam_secureroom.so secureroom secureroom-vault secureroom-pam-driver; do
-    [ -e "$REPO/.build/release/$artifact" ] || { echo "$ITEM: .build/release/$artifact is missing: run scripts/build" >&2; exit 2; }
-  done
-  need_packages util-linux gcc
+  need_packages
+  need_artifacts "${ARTIFACTS[@]}"
   work=$(mktemp -d /tmp/secureroom-reliability.XXXXXX)
   trap 'rm -rf "$work"' EXIT
   mkdir -p "$work/bin"
-  for artifact in pam_secureroom.so secureroom secureroom-vault secureroom-pam-driver; do
-    cp "$REPO/.build/release/$artifact" "$work/bin/"
-  done
+  for artifact in "${ARTIFACTS[@]}"; do cp "$REPO/.build/release/$artifact" "$work/bin/"; done
   status=0
   RELIABILITY_WORK=$work unshare --mount --propagation private -- /bin/bash "$REPO/Tests/reliability/$ITEM.sh" "$@" || status=$?
   exit $status
@@ -83,6 +80,3 @@ argon2_runs() { stat -c %s "$W/argon2-count"; }
 # Report: emit LINE appends to the item's section.
 : > "$OUT"
 emit() { printf '%s\n' "$*" >> "$OUT"; }
-# ms START END: milliseconds between two $EPOCHREALTIME values.
-ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b - a) * 1000 }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -65,13 +65,13 @@ for ((i = 1; i <= 5; i++)); do
   SECRETS[secret-$i]=$(value_for "$i")
 done
 
-checks=0 violations=0 kills=0 completed=0 killed_after_argon2=0 completed_logins_without_argon2=0
+kills=0 completed=0 killed_after_argon2=0
 declare -A KILLED=() DONE=() BAD=()
+# prelude's check calls this: the tally per operation, and where the kill was.
 violation() {
   violations=$((violations + 1)); BAD[$operation]=$((${BAD[$operation]:-0} + 1))
   echo "crash: VIOLATION ($operation, $how #$point): $*" >&2
 }
-check() { checks=$((checks + 1)); if ! eval "$1"; then violation "$2"; fi; }
 
 # run_killed CMD...: runs the operation (its input on stdin), killed at this point:
 # with how=syscall, `point` is "SYSCALL:N" (on entry to its N-th call); with how=trace,
@@ -88,7 +88,7 @@ run_killed() {
   fi
   killed=$([ "$status" -eq 137 ] && echo 1 || echo 0)
   run_status=$status
-  run_ms=$(ms "$t0" "$EPOCHREALTIME")
+  run_ms=$(span "$t0" "$EPOCHREALTIME" ms 1)
 }
 
 # working PINS...: the first of the PINs that logs the user in (printed), or nothing.
@@ -250,7 +250,7 @@ done
 operation=final how=end point=0
 check "secrets_intact ALL" "a secret was lost or changed"
 check "[ $killed_after_argon2 -gt 0 ]" "no login was killed after argon2 had started: the no-free-guess check was never exercised"
-elapsed=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')
+elapsed=$(span "$start" "$EPOCHREALTIME" s 0)
 
 emit "## Crash injection"
 emit

@@ -18,16 +18,13 @@
 set -euo pipefail
 ITEM=fuzz
 source "$(dirname "$0")/prelude.sh" "$@"
-repo=$REPO
-mode=short seconds=${FUZZ_SECONDS:-10}
-[ "$LONG" -eq 0 ] || { mode=long; seconds=${FUZZ_SECONDS:-600}; }
+seconds=${FUZZ_SECONDS:-$([ "$LONG" -eq 1 ] && echo 600 || echo 10)}
 
-# What building SecureRoomCore and SecureRoomVault needs (libFuzzer and ASan come with Swift).
-need_packages libargon2-dev libkeyutils-dev libsqlite3-dev pkg-config
+# What building SecureRoomCore and SecureRoomVault needs is scripts/setup's list (libFuzzer and
+# ASan come with Swift).
+need_packages
 
-report_dir=$REPORT_DIR
-report=$OUT
-crash_dir="$report_dir/fuzz-crashes"
+crash_dir="$REPORT_DIR/fuzz-crashes"
 rm -rf "$crash_dir"
 scratch=$(mktemp -d /tmp/secureroom-fuzz.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
@@ -53,7 +50,8 @@ fuzzers=(
 # `--sanitize fuzzer` is still needed: it stops SwiftPM renaming `main` (libFuzzer's).
 echo "fuzz: building Fuzz/ (debug, -sanitize=fuzzer,address)"
 build_start=$(date +%s)
-if ! (cd Fuzz && swift build --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address) \
+build=(swift build --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address)
+if ! (cd Fuzz && "${build[@]}") \
      >"$scratch/build.log" 2>&1; then
   grep -v 'Cannot export local symbol' "$scratch/build.log" | tail -40 >&2
   echo "fuzz: build failed" >&2
@@ -61,7 +59,7 @@ if ! (cd Fuzz && swift build --sanitize fuzzer --sanitize address -Xswiftc -sani
   exit 1
 fi
 build_seconds=$(( $(date +%s) - build_start ))
-bin=$(cd Fuzz && swift build --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address --show-bin-path)
+bin=$(cd Fuzz && "${build[@]}" --show-bin-path)
 echo "fuzz: built in ${build_seconds} s"
 
 rows=""
@@ -98,7 +96,7 @@ for entry in "${fuzzers[@]}"; do
       kept="$crash_dir/$name-$(basename "$artifact")"
       cp "$artifact" "$kept"
       echo "fuzz: $name CRASH, input kept in $kept"
-      echo "fuzz:   reproduce: (cd Fuzz && swift build --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address) && SWIFT_BACKTRACE=enable=no $bin/$name $kept"
+      echo "fuzz:   reproduce: (cd Fuzz && ${build[*]}) && SWIFT_BACKTRACE=enable=no $bin/$name $kept"
     done
     grep -E 'Fatal error|ERROR: (AddressSanitizer|libFuzzer)|SUMMARY' "$log" | head -5 | sed 's/^/fuzz:   /' || true
   fi
@@ -113,14 +111,14 @@ done
 {
   echo "## Fuzzing (libFuzzer + AddressSanitizer)"
   echo
-  echo "Mode **$mode**: each of the ${#fuzzers[@]} harnesses in \`Fuzz/\` (one per parser of untrusted bytes)"
+  echo "Mode **$MODE**: each of the ${#fuzzers[@]} harnesses in \`Fuzz/\` (one per parser of untrusted bytes)"
   echo "ran for ${seconds} s under libFuzzer with AddressSanitizer, starting from the seeds in"
   echo "\`Fuzz/Corpus/<fuzzer>/\` (new units went to a scratch directory). Each harness traps on a"
   echo "memory error and also on a violated property (canonical round trip of the parser and its"
-  echo "serializer, documented ranges). Built with \`cd Fuzz && swift build --sanitize fuzzer"
-  echo "--sanitize address -Xswiftc -sanitize=fuzzer,address\` in ${build_seconds} s ($(swift --version 2>/dev/null | head -1));"
+  echo "serializer, documented ranges). Built with \`cd Fuzz && ${build[*]}\`"
+  echo "in ${build_seconds} s ($(swift --version 2>/dev/null | head -1));"
   echo "run as \`SWIFT_BACKTRACE=enable=no FUZZER -max_total_time=${seconds} -print_final_stats=1 -timeout=10"
-  echo "-max_len=4096 SCRATCH Fuzz/Corpus/FUZZER\` by \`Tests/reliability/fuzz.sh$([ "$mode" = long ] && echo ' --long')\`."
+  echo "-max_len=4096 SCRATCH Fuzz/Corpus/FUZZER\` by \`Tests/reliability/fuzz.sh$([ "$MODE" = long ] && echo ' --long')\`."
   echo "cov and ft are libFuzzer's covered edges and features at the end; corpus is libFuzzer's"
   echo "final corpus (entries/bytes)."
   echo
@@ -133,7 +131,7 @@ done
     echo "Crash inputs and logs: \`$crash_dir\`. Reproduce one with"
     echo "\`SWIFT_BACKTRACE=enable=no $bin/FUZZER INPUT\`."
   fi
-} >"$report"
-echo "fuzz: report written to $report"
+} >"$OUT"
+echo "fuzz: report written to $OUT"
 echo "fuzz: $total_execs executions, $total_crashes crashes"
 [ "$total_crashes" -eq 0 ]

@@ -25,12 +25,6 @@ PIN=4739
 COUNTER=$(argon2_counter) || exit 2
 service probe "auth required MODULE"
 
-checks=0 violations=0
-check() {
-  checks=$((checks + 1))
-  if ! eval "$1"; then violations=$((violations + 1)); echo "hammer: VIOLATION: $2" >&2; fi
-}
-
 # launch USER PIN TAG: one login in the background; its PAM code goes to $W/codes/TAG.
 launch() {
   ( code=0
@@ -66,7 +60,7 @@ storm() {
     local start=$EPOCHREALTIME i
     for ((i = 0; i < ATTEMPTS; i++)); do launch daemon "$(wrong_pin "$i")" "$i"; done
     wait
-    local seconds; seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+    local seconds; seconds=$(span "$start" "$EPOCHREALTIME" s 1)
     local finished runs recorded
     finished=$(ls "$W/codes" | wc -l); runs=$(argon2_runs); recorded=$(failures daemon)
     check "[ $finished -eq $ATTEMPTS ]" "$name: only $finished of $ATTEMPTS attempts finished"
@@ -107,7 +101,7 @@ while read -r user pin kind; do
   launch "$user" "$pin" "$user.$kind.$n"; n=$((n + 1))
 done < <(shuf "$plan")
 wait
-seconds=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+seconds=$(span "$start" "$EPOCHREALTIME" s 1)
 finished=$(ls "$W/codes" | wc -l)
 check "[ $finished -eq $total ]" "mixed: only $finished of $total attempts finished"
 right_failed=$(cat "$W"/codes/*.r.* | grep -cvx 0 || true)

@@ -20,15 +20,11 @@
 set -euo pipefail
 ITEM=hostile
 source "$(dirname "$0")/prelude.sh" "$@"
-# unshare and setpriv (util-linux), timeout (coreutils), pam_debug.so (libpam-modules).
-need_packages util-linux coreutils libpam-modules
-for artifact in pam_secureroom.so secureroom secureroom-helper secureroom-vault secureroom-pam-driver; do
-  [ -e ".build/release/$artifact" ] || { echo "hostile: .build/release/$artifact is missing: run scripts/build" >&2; exit 2; }
-done
+# Beyond scripts/setup's list (unshare, setpriv): timeout (coreutils), pam_debug.so (libpam-modules).
+need_packages coreutils libpam-modules
+need_artifacts pam_secureroom.so secureroom secureroom-helper secureroom-vault secureroom-pam-driver
 
-report_dir=$REPORT_DIR
-tsv=$report_dir/hostile.tsv
-out=$OUT
+tsv=$REPORT_DIR/hostile.tsv
 : > "$tsv"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -38,12 +34,10 @@ if ! ls .build/debug/*.xctest >/dev/null 2>&1; then
   swift build --build-tests >/dev/null
 fi
 filter='HostileConversationTests|HostileFilesystemTests'
-mode=short
-[ "$LONG" -eq 1 ] && mode=long
-echo "hostile: $mode mode, swift test --skip-build --filter '$filter'"
+echo "hostile: $MODE mode, swift test --skip-build --filter '$filter'"
 started=$EPOCHREALTIME
 set +e
-RELIABILITY_REPORT_DIR=$report_dir SECUREROOM_HOSTILE_LONG=$LONG SWIFT_BACKTRACE=enable=no \
+RELIABILITY_REPORT_DIR=$REPORT_DIR SECUREROOM_HOSTILE_LONG=$LONG SWIFT_BACKTRACE=enable=no \
   swift test --skip-build --disable-swift-testing --filter "$filter" 2>&1 | tee "$log" |
   grep -E "^Test Case '.*' (passed|failed)|error:"
 status=${PIPESTATUS[0]}
@@ -64,7 +58,7 @@ fi
 {
   echo "## Hostile inputs at the PAM edge and a hostile filesystem"
   echo
-  echo "Mode $mode: \`RELIABILITY_REPORT_DIR=${report_dir#"$REPO"/} SECUREROOM_HOSTILE_LONG=$LONG swift test --skip-build" \
+  echo "Mode $MODE: \`RELIABILITY_REPORT_DIR=${REPORT_DIR#"$REPO"/} SECUREROOM_HOSTILE_LONG=$LONG swift test --skip-build" \
        "--filter '$filter'\` ran $executed tests ($failed failed, swift test status $status) in $seconds s" \
        "and recorded $checks cases ($flagged flagged VIOLATION). Each case drives pam_secureroom.so through" \
        "the real libpam (secureroom-pam-driver, as root, in a mount namespace whose /dev/log the test reads)" \
@@ -80,6 +74,6 @@ fi
     echo
     grep -E "^Test Case '.*' failed" "$log" | sed -E "s/^Test Case '(.*)' failed.*/- \1/"
   fi
-} > "$out"
-echo "hostile: report in $out"
+} > "$OUT"
+echo "hostile: report in $OUT"
 finish "$checks" "$violations"

@@ -24,23 +24,17 @@
 set -euo pipefail
 ITEM=memory
 source "$(dirname "$0")/prelude.sh" "$@"
-repo=$REPO
-mode=short
-[ "$LONG" -eq 0 ] || mode=long
-if [ "$mode" = long ]; then
+if [ "$LONG" -eq 1 ]; then
   vg_count=1000 growth_count=20000 growth_warmup=1000 scan_count=3000
 else
   vg_count=200 growth_count=2000 growth_warmup=200 scan_count=300
 fi
 vg_count3=$((vg_count * 3))
-need_packages valgrind gcc libc6-dev libpam0g-dev binutils
+need_packages valgrind libc6-dev binutils
 
-release=$repo/.build/release
-for artifact in pam_secureroom.so secureroom; do
-  [ -f "$release/$artifact" ] || { echo "memory: $release/$artifact missing: run scripts/build" >&2; exit 2; }
-done
+need_artifacts pam_secureroom.so secureroom
+release=$REPO/.build/release
 
-report=$OUT
 
 work=$(mktemp -d /tmp/secureroom-memory.XXXXXX)
 chmod 700 "$work"
@@ -60,9 +54,9 @@ objcopy --strip-debug "$work/pam_secureroom.so" "$work/pam_secureroom.valgrind.s
 # the first call through each PLT slot saves the vector registers on the stack
 # (_dl_runtime_resolve_xsavec), which can leave copies of whatever the host last moved
 # through them: the host's own artefact, not the module's.
-gcc -O2 -g -Wall -Wextra -Wl,-z,relro,-z,now -o "$work/pam-host" "$repo/Tests/reliability/pam-host.c" -lpam
-gcc -O2 -g -Wall -Wextra -o "$work/memscan" "$repo/Tests/reliability/memscan.c"
-gcc -O2 -g -Wall -Wextra -shared -fPIC -o "$work/freecheck.so" "$repo/Tests/reliability/freecheck.c" -ldl
+gcc -O2 -g -Wall -Wextra -Wl,-z,relro,-z,now -o "$work/pam-host" "$REPO/Tests/reliability/pam-host.c" -lpam
+gcc -O2 -g -Wall -Wextra -o "$work/memscan" "$REPO/Tests/reliability/memscan.c"
+gcc -O2 -g -Wall -Wextra -shared -fPIC -o "$work/freecheck.so" "$REPO/Tests/reliability/freecheck.c" -ldl
 
 checks=0
 violations=0
@@ -140,7 +134,7 @@ for count in "$vg_count" "$vg_count3"; do
   # shellcheck disable=SC2046
   valgrind --tool=memcheck --error-exitcode=99 --leak-check=full \
     --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
-    --track-origins=yes --num-callers=40 -s --suppressions="$repo/Tests/reliability/valgrind.supp" \
+    --track-origins=yes --num-callers=40 -s --suppressions="$REPO/Tests/reliability/valgrind.supp" \
     --log-file="$log" "$work/pam-host" $(host_args six pam_secureroom.valgrind "$count") \
     > "$work/host-vg-$count.out" 2> "$work/host-vg-$count.err" || status=$?
   elapsed=$((SECONDS - started))
@@ -211,34 +205,40 @@ scan() {
   host_pid=
 }
 
+# scan_item NAME DIGITS CANARY_LABEL: scans the host run on state NAME, checks its PAM
+# results and the canary (the scanner's positive control), and keeps any hits for the
+# report; sets hits, isolated and scan_out for the item's own check.
+scan_item() {
+  local label="scan $2-digit"
+  scan "$1" "$2"
+  check_results "$label" "$work/host-$1.out" "$scan_count"
+  hits=$(sed -n 's/^hits: \([0-9?]*\) .*/\1/p' "$scan_out")
+  isolated=$(sed -n 's/^hits: .* isolated: \([0-9?]*\)/\1/p' "$scan_out")
+  local canary_hits
+  canary_hits=$(sed -n 's/^hits: \([0-9]*\) .*/\1/p' "$canary_out")
+  check "$label: $3" "${canary_hits:-0} hits" ">= 1" "$([ "${canary_hits:-0}" -ge 1 ] && echo 1 || echo 0)"
+  if grep -q '^hit:' "$scan_out"; then
+    details+=("$2-digit scan hits (PIN bytes shown as #):" '```' "$(grep '^hit:' "$scan_out" | head -40)" '```')
+  fi
+}
+
 echo "memory: scan: $scan_count authentications with 6-digit PINs, then memscan of the paused host"
-scan six 6
-check_results "scan 6-digit" "$work/host-six.out" "$scan_count"
-hits=$(sed -n 's/^hits: \([0-9?]*\) .*/\1/p' "$scan_out")
+scan_item six 6 "planted canary found (scanner works)"
 scanned=$(sed -n 's/^scanned: //p' "$scan_out")
 chance=$(sed -n 's/^expected-chance: \([^ ]*\) .*/\1/p' "$scan_out")
 windows=$(sed -n 's/^digit-windows: \([0-9]*\).*/\1/p' "$scan_out")
 check "scan 6-digit: PIN occurrences in rw memory (4 PINs)" \
   "$hits hits; $scanned; $windows 6-digit windows, expected chance hits $chance" "0" \
   "$([ "$hits" = 0 ] && echo 1 || echo 0)"
-canary_hits=$(sed -n 's/^hits: \([0-9]*\) .*/\1/p' "$canary_out")
-check "scan 6-digit: planted canary found (scanner works)" "${canary_hits:-0} hits" ">= 1" \
-  "$([ "${canary_hits:-0}" -ge 1 ] && echo 1 || echo 0)"
-if grep -q '^hit:' "$scan_out"; then details+=("6-digit scan hits (PIN bytes shown as #):" '```' "$(grep '^hit:' "$scan_out" | head -40)" '```'); fi
 
 echo "memory: scan: $scan_count authentications with 4-digit PINs (secondary), then memscan"
-scan four 4
-check_results "scan 4-digit" "$work/host-four.out" "$scan_count"
-hits=$(sed -n 's/^hits: \([0-9?]*\) .*/\1/p' "$scan_out")
-isolated=$(sed -n 's/^hits: .* isolated: \([0-9?]*\)/\1/p' "$scan_out")
+scan_item four 4 "planted canary found"
 chances=$(sed -n 's/^expected-chance: //p' "$scan_out")
+inside="?"
+[ "$hits" = "?" ] || inside=$((hits - isolated))
 check "scan 4-digit: isolated PIN occurrences (4 PINs)" \
-  "$isolated isolated, $((hits - isolated)) inside longer digit runs; expected chance (any, isolated) $chances" "0 isolated" \
+  "$isolated isolated, $inside inside longer digit runs; expected chance (any, isolated) $chances" "0 isolated" \
   "$([ "$isolated" = 0 ] && echo 1 || echo 0)"
-canary_hits=$(sed -n 's/^hits: \([0-9]*\) .*/\1/p' "$canary_out")
-check "scan 4-digit: planted canary found" "${canary_hits:-0} hits" ">= 1" \
-  "$([ "${canary_hits:-0}" -ge 1 ] && echo 1 || echo 0)"
-if grep -q '^hit:' "$scan_out"; then details+=("4-digit scan hits (PIN bytes shown as #):" '```' "$(grep '^hit:' "$scan_out" | head -40)" '```'); fi
 
 # 4. Blocks freed while still holding a PIN.
 echo "memory: freecheck: $scan_count authentications with every freed block inspected"
@@ -257,7 +257,7 @@ fi
 {
   echo "## Memory: memcheck, heap growth and PIN digits in a PAM host"
   echo
-  echo "Mode $mode (\`Tests/reliability/memory.sh$([ "$mode" = long ] && echo ' --long')\`): pam_secureroom.so" \
+  echo "Mode $MODE (\`Tests/reliability/memory.sh$([ "$MODE" = long ] && echo ' --long')\`): pam_secureroom.so" \
     "(copied from .build/release) in Tests/reliability/pam-host.c, one process running" \
     "pam_start_confdir → pam_authenticate → pam_end per attempt, every third PIN wrong (deny = 100," \
     "empty schedule, nodelay, argon2 256 KiB/1 pass/1 lane, run as root so the module checks the" \
@@ -280,6 +280,6 @@ fi
     echo
     printf '%s\n' "${details[@]}"
   fi
-} > "$report"
-echo "memory: report written to $report"
+} > "$OUT"
+echo "memory: report written to $OUT"
 finish "$checks" "$violations"

@@ -3,15 +3,16 @@
 #
 # Usage, at the top of an item:  ITEM=name; source "$(dirname "$0")/prelude.sh" "$@"
 # It sets REPO (the repository root, also the working directory), LONG (1 with --long),
+# MODE (short or long),
 # REPORT_DIR ($RELIABILITY_REPORT_DIR, default .build/reliability, created) and OUT
 # (REPORT_DIR/ITEM.md), and records in REPORT_DIR/ITEM.run which commit ran and when;
 # --help prints the item's header comment.
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-LONG=0
+LONG=0 MODE=short
 for argument in "$@"; do
   case $argument in
-    --long) LONG=1 ;;
+    --long) LONG=1 MODE=long ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "$ITEM: unknown argument '$argument' (usage: $0 [--long])" >&2; exit 64 ;;
   esac
@@ -30,17 +31,23 @@ printf 'commit %s%s, %s\n' "$(git rev-parse --short HEAD 2>/dev/null || echo unk
   "$(git diff --quiet HEAD -- Sources Tests Fuzz scripts 2>/dev/null || echo " with uncommitted changes")" \
   "$(date -u '+%Y-%m-%d %H:%M UTC')" > "$REPORT_DIR/$ITEM.run"
 
-# need_packages PKG...: installs the Debian packages that are missing.
-need_packages() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed' || missing+=("$p")
+# need_packages [PKG...]: installs what scripts/setup installs, and these, if missing.
+need_packages() { "$REPO/scripts/setup" "$@"; }
+# need_artifacts NAME...: stops unless scripts/build has made these in .build/release.
+need_artifacts() {
+  local artifact
+  for artifact in "$@"; do
+    [ -e "$REPO/.build/release/$artifact" ] || { echo "$ITEM: .build/release/$artifact is missing: run scripts/build" >&2; exit 2; }
   done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "$ITEM: installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
+# span, median, spread, ratio.
+source "$REPO/scripts/lib/measure.sh"
+
+# check CONDITION MESSAGE: one check; CONDITION is eval'd, and `violation MESSAGE` runs
+# when it fails (an item may redefine violation to keep its own tallies).
+checks=0 violations=0
+violation() { violations=$((violations + 1)); echo "$ITEM: VIOLATION: $*" >&2; }
+check() { checks=$((checks + 1)); if ! eval "$1"; then violation "$2"; fi; }
 
 # finish CHECKS VIOLATIONS: the item's last line and exit status.
 finish() {

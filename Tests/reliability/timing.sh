@@ -29,12 +29,6 @@ declare -A ACCOUNT=([enrolled]=daemon [unknown]=no-such-user [nopin]=nopin)
 # The PAM code each case must return: an unknown account is PAM_USER_UNKNOWN, like pam_unix.
 declare -A CODE=([enrolled]=7 [unknown]=10 [nopin]=7)
 
-checks=0 violations=0
-check() {
-  checks=$((checks + 1))
-  if ! eval "$1"; then violations=$((violations + 1)); echo "timing: VIOLATION: $2" >&2; fi
-}
-
 wrong=0
 # one CASE: times one attempt (ms to $W/samples/CASE), its code to $W/codes/CASE.
 one() {
@@ -42,7 +36,7 @@ one() {
   local code=0 start=$EPOCHREALTIME before; before=$(argon2_runs)
   printf '%04d\n' "$wrong" | ARGON2_COUNTER_FILE=$W/argon2-count LD_PRELOAD=$COUNTER \
     "$BIN/secureroom-pam-driver" --confdir /etc/pam.d --service probe --user "${ACCOUNT[$1]}" auth >/dev/null 2>&1 || code=$?
-  ms "$start" "$EPOCHREALTIME" >> "$W/samples/$1"; echo >> "$W/samples/$1"
+  span "$start" "$EPOCHREALTIME" ms 1 >> "$W/samples/$1"
   echo "$code" >> "$W/codes/$1"
   echo $(($(argon2_runs) - before)) >> "$W/runs/$1"
 }
@@ -57,8 +51,8 @@ measure() {
     for ((i = 0; i < 3; i++)); do one "${CASES[$(((round + i) % 3))]}"; done
     if [ $((round % 13)) -eq 12 ]; then "$BIN/secureroom" reset daemon >/dev/null; fi
   done
-  for c in "${CASES[@]}"; do grep . "$W/samples/$c" | median; done |
-    sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.4f", hi / lo }'
+  local range; range=$(for c in "${CASES[@]}"; do median < "$W/samples/$c"; done | spread)
+  ratio "${range#*–}" "${range%–*}" 4
 }
 
 measure > "$W/ratio"; ratio=$(< "$W/ratio")
@@ -82,7 +76,7 @@ for c in "${CASES[@]}"; do
   codes=$(sort -u "$W/codes/$c" | tr '\n' ' ' | sed 's/ $//')
   check "[ '$runs' = 1 ]" "$c: argon2 runs per attempt: $runs"
   check "[ '$codes' = ${CODE[$c]} ]" "$c: PAM codes $codes, expected only ${CODE[$c]}"
-  emit "| $c | ${ACCOUNT[$c]} | $(grep . "$W/samples/$c" | median) | $(grep . "$W/samples/$c" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s–%s", lo, hi }') | $codes | $runs |"
+  emit "| $c | ${ACCOUNT[$c]} | $(median < "$W/samples/$c") | $(spread < "$W/samples/$c") | $codes | $runs |"
 done
 emit
 emit "Slowest median / fastest median: **$ratio** (must be ≤ 1.05)."
