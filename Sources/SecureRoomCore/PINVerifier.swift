@@ -108,12 +108,18 @@ public struct PINVerifier {
     }
 
     /// Runs argon2 with the configured parameters on a random salt and a random pepper,
-    /// so a user without a PIN (or an unknown user) costs the same time as a wrong PIN.
-    /// Needs no access to the state, so an unprivileged caller can do it too.
+    /// between two decoy tally writes, so a user without a PIN (or an unknown user) costs
+    /// the same time as a wrong PIN. The writes are skipped where the state is out of
+    /// reach, so an unprivileged caller can do it too.
     public func spendEquivalentTime(_ pin: SecretBytes, user: UserName) throws {
+        // The same writes as a counted wrong PIN: one before argon2, one after. Best effort:
+        // a caller without access to the state (the module without root) has no writes to
+        // match, since its real checks go through the helper.
+        try? store.writeDecoyTally()
         argon2Observer?()
         _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
                                parameters: store.configuration.kdf)
+        try? store.writeDecoyTally()
     }
 }
 

@@ -9,6 +9,7 @@ import Glibc
 ///         NAME.lockout      0600   LockoutRecord
 ///         NAME.recovery     0600   RecoveryRecord (only once a vault is set up)
 ///         NAME.lock         0600   empty; flock'd while a user's records change
+///         .decoy, .decoy.lock  0600   the writes a user without a PIN costs (writeDecoyTally)
 ///
 /// Every access re-checks ownership and modes (ProtectedDirectory); the store caches the
 /// opened directories for the life of one transaction only.
@@ -93,6 +94,17 @@ public final class StateStore {
     /// Writes the tally atomically (and durably: it is fsync'd before this returns).
     public func write(_ record: LockoutRecord, for user: UserName) throws {
         try users().writeAtomically("\(user.rawValue).lockout", contents: record.serialized())
+    }
+
+    /// One of the two durable tally writes a wrong PIN costs an enrolled user, spent on a
+    /// decoy (`users/.decoy`, an empty tally, under its own lock `.decoy.lock`) so that a
+    /// user without a PIN or an unknown name is not told apart by time. Dot files are not
+    /// users: `enrolledUsers` and `status` never list them.
+    public func writeDecoyTally() throws {
+        let directory = try users()
+        let lock = try directory.lock(".decoy.lock")
+        defer { withExtendedLifetime(lock) {} }
+        try directory.writeAtomically(".decoy", contents: LockoutRecord().serialized())
     }
 
     /// Removes the user's credential (the PIN) and tally. The recovery record stays: it

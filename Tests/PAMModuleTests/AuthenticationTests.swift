@@ -112,6 +112,27 @@ final class AuthenticationTests: XCTestCase {
         XCTAssertEqual(unknown.errors, enrolledWrong.errors)
     }
 
+    /// Regression (timing item, 1.09–1.10 in CI): a wrong PIN costs an enrolled user two
+    /// fsync'd tally writes; a user without a PIN and an unknown name now cost the same
+    /// writes, to a decoy that is not a user and grows nothing per name.
+    func testUsersWithoutPINCostTheSameWritesToADecoy() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService(arguments: "nopin=fail")
+        let users = sandbox.state + "/users"
+        for name in ["bin", "srnosuchuser", "sys", "srnosuchuser2"] {
+            _ = try sandbox.pam(user: name, responses: ["1111"])
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: users).sorted()
+        XCTAssertEqual(names, [".decoy", ".decoy.lock", "daemon.credential", "daemon.lock", "daemon.lockout"], "nothing per name")
+        let decoy = try FileManager.default.attributesOfItem(atPath: users + "/.decoy")
+        XCTAssertEqual(decoy[.posixPermissions] as? Int, 0o600)
+        XCTAssertEqual(decoy[.ownerAccountID] as? Int, 0)
+        let everyone = try sandbox.cli(["status", "--json"])
+        XCTAssertEqual(everyone.status, 0, everyone.errorOutput)
+        XCTAssertFalse(everyone.output.contains("decoy"), everyone.output)
+    }
+
     func testUnknownUserAndOddNamesAreUnknown() throws {
         let sandbox = try Sandbox()
         try sandbox.probeService()
