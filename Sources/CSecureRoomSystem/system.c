@@ -11,6 +11,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
 void sr_explicit_bzero(void *buf, size_t len) { explicit_bzero(buf, len); }
@@ -18,6 +19,8 @@ int sr_mlock(const void *addr, size_t len) { return mlock(addr, len); }
 int sr_munlock(const void *addr, size_t len) { return munlock(addr, len); }
 void sr_syslog(int priority, const char *message) { syslog(priority, "%s", message); }
 int sr_s_isreg(mode_t m) { return S_ISREG(m); }
+unsigned int sr_dev_major(dev_t device) { return major(device); }
+unsigned int sr_dev_minor(dev_t device) { return minor(device); }
 int sr_s_isdir(mode_t m) { return S_ISDIR(m); }
 int sr_s_isfifo(mode_t m) { return S_ISFIFO(m); }
 int sr_s_issock(mode_t m) { return S_ISSOCK(m); }

@@ -206,13 +206,13 @@ static int usage(const char *program)
 {
     fprintf(stderr, "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] [--ignore-sigchld]\n"
                     "       [--conversation lines|none|fail|null-array|null-reply] [--reply-hex HEX]\n"
-                    "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] OP...\n", program);
+                    "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] [--rhost HOST] OP...\n", program);
     return 64;
 }
 
 int main(int argc, char **argv)
 {
-    const char *confdir = NULL, *service = NULL, *user = NULL;
+    const char *confdir = NULL, *service = NULL, *user = NULL, *rhost = NULL;
     int flags = 0, first_op = argc, ignore_sigchld = 0, io = 0, ids = 0;
     struct options options = { LINES, NULL, 0, NULL };
     for (int i = 1; i < argc; i++) {
@@ -255,6 +255,8 @@ int main(int argc, char **argv)
             io = 1;
         else if (strcmp(argv[i], "--report-ids") == 0)
             ids = 1;
+        else if (strcmp(argv[i], "--rhost") == 0 && i + 1 < argc)
+            rhost = argv[++i];
         else {
             first_op = i;
             break;
@@ -274,6 +276,8 @@ int main(int argc, char **argv)
         return code;
     }
     pam_set_item(pamh, PAM_FAIL_DELAY, (const void *)record_delay);
+    if (rhost != NULL)
+        pam_set_item(pamh, PAM_RHOST, rhost);
     for (int i = first_op; i < argc; i++) {
         if (strcmp(argv[i], "auth") == 0)
             code = pam_authenticate(pamh, flags);

@@ -13,7 +13,7 @@ struct AccountCheck {
 
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
-        guard LocalPINAuthority.isAvailable else { return PAM_IGNORE }
+        guard LocalPINAuthority.isAvailable, !call.ignoresRemoteTransaction() else { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid),
               let status = try PINVerifier(store: call.store).status(of: user)

@@ -12,6 +12,8 @@ struct Authentication {
 
     /// Runs pam_sm_authenticate and returns its PAM code.
     func run() throws -> Int32 {
+        if call.configuration.authSucceeded { return try liftLockout() }
+        if call.ignoresRemoteTransaction() { return PAM_IGNORE }
         // A key left by an earlier attempt on this handle never outlives a new one.
         call.pam.dropVaultKey()
         let configuration = call.configuration
@@ -23,17 +25,24 @@ struct Authentication {
         }
         guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
         var prompted = false
-        let outcome = try call.authority.check(user) {
-            prompted = true
-            return try obtainPIN()
+        let outcome: PINVerifier.Outcome
+        do {
+            outcome = try call.authority.check(user) {
+                prompted = true
+                return try obtainPIN()
+            }
+        } catch SecureRoomError.accountUnavailable(_, let reason) {
+            call.tell("Your account is closed (\(reason)); the PIN cannot be used.")
+            throw ModuleResult(code: PAM_AUTH_ERR, log: "refused \(user): \(reason)", priority: LOG_NOTICE)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
-        for line in Messages.logLines(for: outcome, subject: "\(user)", wipeAfter: configuration.wipeAfter) {
+        for line in Messages.logLines(for: outcome, subject: "\(user)") {
             call.pam.log(line.priority, line.text)
         }
         switch outcome {
         case .success(let vaultKey):
             call.debug("PIN accepted for \(user)")
+            if LocalPINAuthority.isAvailable { try tellAboutAnErasedVault(of: user) }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
             if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
             return PAM_SUCCESS
@@ -44,6 +53,29 @@ struct Authentication {
         case .notEnrolled:
             return try withoutPIN(user, known: true, prompted: prompted)
         }
+    }
+
+    /// `authsucc`: this line runs only once the primary authentication (the password)
+    /// succeeded, so the user proved the stronger secret: their PIN lockout is lifted
+    /// (pam_faillock's pattern). Always PAM_IGNORE, so the line can never let anyone in,
+    /// wherever it is put. Without root nothing can be lifted: users cannot reset their
+    /// own tally through the helper.
+    private func liftLockout() throws -> Int32 {
+        let (user, uid) = try call.resolveUser()
+        guard LocalPINAuthority.isAvailable, let uid, !call.isExempt(uid),
+              let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
+        else { return PAM_IGNORE }
+        try Enrollment(store: call.store).resetLockout(for: user)
+        call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
+        return PAM_IGNORE
+    }
+
+    /// After a right PIN: if `wipe_after` erased the user's vault key since their last
+    /// login, say so once (when, after how many attempts, how to restore it).
+    private func tellAboutAnErasedVault(of user: UserName) throws {
+        guard let erasure = try call.store.credential(for: user)?.vaultErased else { return }
+        call.tell(Messages.vaultErased(erasure, user: user))
+        try Enrollment(store: call.store).acknowledgeVaultErasure(erasure, for: user)
     }
 
     /// A user without a PIN (or an unknown account): PAM_IGNORE at once with `nopin=ignore`;

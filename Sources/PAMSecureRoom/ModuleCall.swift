@@ -72,10 +72,26 @@ struct ModuleCall {
     }
 
     /// The user name if libpam already has one (for log lines); never prompts.
-    var currentUser: String? {
-        var item: UnsafeRawPointer?
-        guard pam_get_item(pam.raw, PAM_USER, &item) == PAM_SUCCESS, let item else { return nil }
-        return String(cString: item.assumingMemoryBound(to: CChar.self))
+    var currentUser: String? { pam.item(PAM_USER) }
+
+    /// Why this transaction counts as coming from the network, or nil if it is local:
+    /// its service is one of `remote_services=`, or PAM_RHOST names another host.
+    var remoteOrigin: String? {
+        if let service = pam.item(PAM_SERVICE), configuration.remoteServices.contains(service) {
+            return "service \(UserName.quoted(service))"
+        }
+        if let host = pam.item(PAM_RHOST), !RemoteHost.isLocal(host) {
+            return "remote host \(UserName.quoted(host))"
+        }
+        return nil
+    }
+
+    /// With `remote=deny`, a transaction from the network is none of the module's
+    /// business: true (and a debug line) if the caller should return PAM_IGNORE at once.
+    func ignoresRemoteTransaction() -> Bool {
+        guard configuration.remote == .deny, let origin = remoteOrigin else { return false }
+        debug("\(origin): the PIN is local only (remote=deny); ignoring")
+        return true
     }
 
     /// Whether messages to the user are suppressed (`silent` or PAM_SILENT).

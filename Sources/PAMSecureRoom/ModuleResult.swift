@@ -47,7 +47,7 @@ struct ModuleResult: Error {
                 self.init(code: PAM_SERVICE_ERR, log: "\(failure)")
             case .malformedPIN:
                 self.init(code: PAM_AUTH_ERR, log: "malformed PIN entered\(subject)", priority: LOG_NOTICE)
-            case .pinRejected, .helperRefused:
+            case .pinRejected, .helperRefused, .accountUnavailable:
                 self.init(code: PAM_AUTH_ERR, log: "\(failure)\(subject)", priority: LOG_NOTICE)
             case .changedConcurrently:
                 self.init(code: PAM_AUTHTOK_ERR, log: "\(failure)", priority: LOG_NOTICE)

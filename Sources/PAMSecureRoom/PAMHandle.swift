@@ -36,6 +36,13 @@ struct PAMHandle {
         return try format.pin(fromCString: token)
     }
 
+    /// A string item (PAM_USER, PAM_SERVICE, PAM_RHOST, PAM_TTY, ...), nil if unset.
+    func item(_ type: Int32) -> String? {
+        var item: UnsafeRawPointer?
+        guard pam_get_item(raw, type, &item) == PAM_SUCCESS, let item else { return nil }
+        return String(cString: item.assumingMemoryBound(to: CChar.self))
+    }
+
     /// Sends an informational message through the conversation.
     func info(_ message: String) { _ = sr_pam_info(raw, message) }
 
@@ -50,8 +57,9 @@ struct PAMHandle {
     /// or if it belongs to another user than `user` (then it is dropped unused).
     func takeVaultKey(for user: UserName) -> SecretBytes? {
         defer { dropVaultKey() }
-        guard let stashed = sr_pam_stashed_vault_key(raw, user.rawValue) else { return nil }
-        return SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: VaultKey.length))
+        var length = 0
+        guard let stashed = sr_pam_stashed_vault_key(raw, user.rawValue, &length), length == VaultKey.length else { return nil }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: length))
     }
 
     /// Wipes and forgets any stashed vault key.

@@ -42,7 +42,7 @@ struct ResetCommand: ParsableCommand {
                 return
             }
             guard try store.credential(for: user) != nil else { throw SecureRoomError.notEnrolled(user: user.rawValue) }
-            let before = try store.lockout(for: user).failures
+            let before = try store.lockout(for: user).counted
             try Enrollment(store: store).resetLockout(for: user)
             SystemLog.notice("lockout reset for \(user) (was \(before) consecutive failures)")
             print("Lockout cleared for \(user) (was \(before) consecutive failures).")

@@ -63,9 +63,9 @@ struct UserStatus {
         self.user = user
         vault = credential?.vaultKey != nil ? "pin" : hasRecovery ? "recovery-only" : "none"
         enrolled = credential != nil
-        failures = tally.failures
+        failures = tally.counted
         lastSuccess = tally.lastSuccess
-        lastFailure = tally.lastFailure?.wallSeconds
+        lastFailure = tally.attemptInstants.map(\.wallSeconds).max()
         switch credential.map({ _ in policy.status(of: tally, at: now) }) {
         case nil: (state, lockedUntil) = ("none", nil)
         case .open?: (state, lockedUntil) = ("open", nil)

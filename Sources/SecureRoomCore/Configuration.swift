@@ -15,6 +15,14 @@ public struct Configuration: Sendable {
         case fail
     }
 
+    /// What to do for a transaction that comes from the network.
+    public enum RemoteAction: String, Sendable {
+        /// PAM_IGNORE without prompting: the stack asks for the password (the default).
+        case deny
+        /// Check the PIN as for a local login.
+        case allow
+    }
+
     /// State directory (`dir=`).
     public var directory = Configuration.defaultDirectory
     /// Pepper file (`pepper=`); nil means `<directory>/pepper`.
@@ -49,6 +57,13 @@ public struct Configuration: Sendable {
     public var wipeAfter: Int?
     /// Where open sessions are counted, so the last one to close locks the vault (`sessions=`).
     public var sessionDirectory = "/run/secureroom"
+    /// Transactions from the network (`remote=deny|allow`).
+    public var remote = RemoteAction.deny
+    /// Services whose transactions always count as remote (`remote_services=`, comma-separated).
+    public var remoteServices: Set<String> = ["sshd"]
+    /// This `auth` line runs after the primary (password) authentication succeeded: clear
+    /// the user's PIN lockout and return PAM_SUCCESS (`authsucc`, pam_faillock's pattern).
+    public var authSucceeded = false
 
     /// Keys that were not recognised (reported, not fatal).
     public private(set) var unknownKeys: [String] = []
@@ -164,6 +179,15 @@ public struct Configuration: Sendable {
             vaultTimeout = seconds
         case "wipe_after": wipeAfter = try number(1...LockoutRecord.maximumSeenGuesses)
         case "sessions": sessionDirectory = try path()
+        case "remote":
+            guard let action = RemoteAction(rawValue: try required()) else {
+                throw SecureRoomError.invalidConfiguration("remote must be deny or allow")
+            }
+            remote = action
+        case "remote_services":
+            guard let value else { throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)") }
+            remoteServices = Set(value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty })
+        case "authsucc": authSucceeded = try flag()
         default: unknownKeys.append(String(key))
         }
     }

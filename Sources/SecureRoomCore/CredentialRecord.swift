@@ -22,6 +22,17 @@ public struct CredentialRecord: Equatable, Sendable {
     /// The vault's data key wrapped under this PIN's KEK (`VaultKey`), or nil if the
     /// user has not set up a vault (or it was wiped after too many failures).
     public var vaultKey: [UInt8]?
+    /// When `wipe_after` erased the vault key, and after how many failures; kept until the
+    /// user has been told at a successful login (or a new PIN is set).
+    public var vaultErased: VaultErasure?
+
+    /// A `wipe_after` erasure of the PIN-wrapped vault key.
+    public struct VaultErasure: Equatable, Sendable {
+        /// When (Unix seconds).
+        public var at: Int64
+        /// Consecutive failures counted at that moment.
+        public var failures: Int
+    }
 
     /// Creates a record from its fields.
     public init(user: UserName, parameters: KDFParameters, salt: [UInt8], verifier: [UInt8],
@@ -35,11 +46,16 @@ public struct CredentialRecord: Equatable, Sendable {
         self.vaultKey = vaultKey
     }
 
+    /// Whether `other` holds the same PIN: same salt and verifier (the vault key may differ).
+    public func isSamePIN(as other: CredentialRecord) -> Bool {
+        user == other.user && salt == other.salt && verifier == other.verifier
+    }
+
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
         let text = try RecordText(parsing: bytes, header: Self.header,
                                   keys: ["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
-                                         "verifier", "digits", "created", "vault-key"], path: path)
+                                         "verifier", "digits", "created", "vault-key", "vault-erased"], path: path)
         guard try text.required("kdf") == "argon2id-19" else {
             throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
         }
@@ -59,6 +75,13 @@ public struct CredentialRecord: Equatable, Sendable {
         digits = try text.number("digits", in: PINFormat.digitRange)
         created = try text.number("created", in: 0...Int64.max)
         vaultKey = try text.optionalHex("vault-key", count: VaultKey.wrappedLength)
+        if let value = text.fields["vault-erased"]?.first {
+            let parts = value.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 2, let at = RecordText.decimal(parts[0], as: Int64.self),
+                  let failures = RecordText.decimal(parts[1], as: Int.self), failures <= LockoutRecord.maximumSeenGuesses
+            else { throw SecureRoomError.corruptRecord(path: path, reason: "malformed vault-erased") }
+            vaultErased = VaultErasure(at: at, failures: failures)
+        }
     }
 
     /// The record file's bytes.
@@ -73,6 +96,7 @@ public struct CredentialRecord: Equatable, Sendable {
             ("verifier", Hex.encode(verifier)),
             ("digits", String(digits)),
             ("created", String(created)),
-        ] + (vaultKey.map { [("vault-key", Hex.encode($0))] } ?? []))
+        ] + (vaultKey.map { [("vault-key", Hex.encode($0))] } ?? [])
+          + (vaultErased.map { [("vault-erased", "\($0.at) \($0.failures)")] } ?? []))
     }
 }

@@ -22,14 +22,7 @@ public struct Enrollment {
     /// PIN, so the vault's secrets stay readable without being re-encrypted.
     public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord? = nil,
                        vaultKey: SecretBytes? = nil) throws {
-        let pepper = try store.pepper()
-        let parameters = store.configuration.kdf
-        let salt = try randomSalt()
-        let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
-        let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
-        let record = CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
-                                      digits: pin.count, created: clock.now().wallSeconds,
-                                      vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) })
+        let record = try derive(pin, for: user, created: clock.now().wallSeconds, vaultKey: vaultKey)
         try store.withExclusiveLock(for: user) {
             if let expected, try store.credential(for: user) != expected {
                 throw SecureRoomError.changedConcurrently(user: user.rawValue)
@@ -39,6 +32,32 @@ public struct Enrollment {
             try store.write(record)
             try store.write(tally, for: user)
         }
+    }
+
+    /// Re-derives `expected` (whose PIN `pin` was just proven) with the configured argon2
+    /// parameters and a new salt, keeping its creation time and re-wrapping `vaultKey`;
+    /// written only if the credential is still `expected`. The tally is left alone.
+    func rederive(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord,
+                  vaultKey: SecretBytes?) throws {
+        let record = try derive(pin, for: user, created: expected.created, vaultKey: vaultKey)
+        try store.withExclusiveLock(for: user) {
+            guard try store.credential(for: user) == expected else { return }
+            try store.write(record)
+        }
+    }
+
+    /// A credential for `pin` with a new salt and the configured parameters (argon2 runs
+    /// here, holding no lock).
+    private func derive(_ pin: SecretBytes, for user: UserName, created: Int64,
+                        vaultKey: SecretBytes?) throws -> CredentialRecord {
+        let pepper = try store.pepper()
+        let parameters = store.configuration.kdf
+        let salt = try randomSalt()
+        let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+        let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
+        return CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
+                                digits: pin.count, created: created,
+                                vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) })
     }
 
     /// Inside a successful check (`PINVerifier.verify`'s `whileLocked`): gives the user a
@@ -81,7 +100,18 @@ public struct Enrollment {
             var tally = try store.lockout(for: user)
             tally.failures = 0
             tally.seenGuesses = []
+            tally.pending = []
             try store.write(tally, for: user)
+        }
+    }
+
+    /// Forgets the note of a `wipe_after` erasure once the user has been told about it
+    /// (if the credential still carries exactly that note).
+    public func acknowledgeVaultErasure(_ erasure: CredentialRecord.VaultErasure, for user: UserName) throws {
+        try store.withExclusiveLock(for: user) {
+            guard var credential = try store.credential(for: user), credential.vaultErased == erasure else { return }
+            credential.vaultErased = nil
+            try store.write(credential)
         }
     }
 

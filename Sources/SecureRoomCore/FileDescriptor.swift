@@ -89,10 +89,34 @@ public final class FileDescriptor {
         var pause: UInt32 = 1_000
         while flock(rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw failure("flock") }
-            guard !deadline.hasPassed else { throw SecureRoomError.busy(path: path, seconds: seconds) }
+            guard !deadline.hasPassed else {
+                throw SecureRoomError.busy(path: path, seconds: seconds, holder: lockHolder() ?? "an unknown process")
+            }
             usleep(pause)
             pause = min(pause * 2, 50_000)
         }
+    }
+
+    /// Who holds a `flock` on this file, from /proc/locks: "pid 1234 (su)"; nil if that
+    /// cannot be told (no /proc, the holder just let go).
+    func lockHolder() -> String? {
+        guard let info = try? status(),
+              let locks = try? Self.open("/proc/locks", in: nil, flags: O_RDONLY, displayPath: "/proc/locks").readAll(limit: 1 << 20)
+        else { return nil }
+        let device = String(sr_dev_major(info.st_dev), radix: 16) + ":" + String(sr_dev_minor(info.st_dev), radix: 16)
+        // "1: FLOCK  ADVISORY  WRITE 1234 08:01:123456 0 EOF"; the device is %02x:%02x.
+        for line in String(decoding: locks, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
+            let parts = fields[5].split(separator: ":")
+            guard parts.count == 3, UInt64(parts[2]) == UInt64(info.st_ino),
+                  parts[0...1].map({ String(Int($0, radix: 16) ?? -1, radix: 16) }).joined(separator: ":") == device
+            else { continue }
+            let comm = (try? Self.open("/proc/\(pid)/comm", in: nil, flags: O_RDONLY, displayPath: "comm").readAll(limit: 64))
+                .map { String(decoding: $0.filter { $0 != 0x0a }, as: UTF8.self) }
+            return "pid \(pid)" + (comm.map { " (\($0))" } ?? "")
+        }
+        return nil
     }
 
     private func failure(_ operation: String) -> SecureRoomError {

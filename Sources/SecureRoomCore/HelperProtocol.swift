@@ -77,7 +77,7 @@ public enum HelperReply {
     public var line: String {
         switch self {
         case .checked(.success): return "success"
-        case .checked(.incorrect(let status)): return "incorrect " + Self.encode(status)
+        case .checked(.incorrect(let status, _)): return "incorrect " + Self.encode(status)
         case .checked(.repeatedIncorrect(let status)): return "repeated " + Self.encode(status)
         case .checked(.locked(let status)): return "locked " + Self.encode(status)
         case .checked(.notEnrolled): return "not-enrolled"

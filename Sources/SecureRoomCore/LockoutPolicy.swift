@@ -50,15 +50,18 @@ public struct LockoutPolicy: Equatable, Sendable {
     }
 
     /// Where a tally stands at `now`.
+    /// Pending attempts (counted, outcome not yet recorded) count as failures, and the
+    /// delay runs from the latest counted attempt.
     public func status(of record: LockoutRecord, at now: Instant) -> LockoutStatus {
-        if record.failures >= deny { return .disabled(failures: record.failures) }
-        let wait = delay(afterFailures: record.failures)
-        if wait > 0, let last = record.lastFailure {
-            let remaining = wait - now.seconds(since: last)
-            if remaining > 0 { return .delayed(seconds: remaining, failures: record.failures) }
+        let failures = record.counted
+        if failures >= deny { return .disabled(failures: failures) }
+        let wait = delay(afterFailures: failures)
+        if wait > 0 {
+            let remaining = record.attemptInstants.map { wait - now.seconds(since: $0) }.max() ?? 0
+            if remaining > 0 { return .delayed(seconds: remaining, failures: failures) }
         }
-        return .open(failures: record.failures, untilDelay: nextDelay(after: record.failures),
-                     untilDisabled: deny - record.failures)
+        return .open(failures: failures, untilDelay: nextDelay(after: failures),
+                     untilDisabled: deny - failures)
     }
 
     /// Attempts left before the next longer delay starts, and that delay (nil if none before `deny`).

@@ -4,18 +4,18 @@ import Glibc
 /// system log says about it. Shared by the PAM module (through the conversation), the
 /// admin tool (on the terminal) and secureroom-helper, so there is one vocabulary.
 public enum Messages {
-    /// The syslog lines (priority, text) for a check's outcome; `subject` names the user,
-    /// `wipeAfter` is the `wipe_after=` option. Never contains a PIN.
-    public static func logLines(for outcome: PINVerifier.Outcome, subject: String,
-                                wipeAfter: Int? = nil) -> [(priority: Int32, text: String)] {
+    /// The syslog lines (priority, text) for a check's outcome; `subject` names the user.
+    /// Never contains a PIN.
+    public static func logLines(for outcome: PINVerifier.Outcome, subject: String) -> [(priority: Int32, text: String)] {
         switch outcome {
         case .success, .notEnrolled:
             return []
-        case .incorrect(let after):
+        case .incorrect(let after, let vaultErased):
             var lines = [(LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))")]
             if case .disabled = after { lines.append((LOG_WARNING, "PIN disabled for \(subject) (\(after))")) }
-            if let wipeAfter, after.failures == wipeAfter {
-                lines.append((LOG_WARNING, "vault key of \(subject) erased after \(wipeAfter) consecutive failures (wipe_after)"))
+            if vaultErased {
+                lines.append((LOG_ALERT, "vault key of \(subject) erased after \(after.failures) consecutive failed PIN attempts "
+                              + "(wipe_after); only the recovery key opens the vault now"))
             }
             return lines
         case .repeatedIncorrect:
@@ -29,7 +29,7 @@ public enum Messages {
     public static func text(for outcome: PINVerifier.Outcome) -> String? {
         switch outcome {
         case .success, .notEnrolled: return nil
-        case .incorrect(let status): return "Incorrect PIN." + after(status)
+        case .incorrect(let status, _): return "Incorrect PIN." + after(status)
         case .repeatedIncorrect(let status): return "Incorrect PIN (already tried; not counted again)." + after(status)
         case .locked(let status): return locked(status)
         }
@@ -42,6 +42,13 @@ public enum Messages {
         case .disabled(let failures): return disabled(failures)
         case .open: return "Try again."
         }
+    }
+
+    /// Told at the first successful login after `wipe_after` erased the vault key.
+    public static func vaultErased(_ erasure: CredentialRecord.VaultErasure, user: UserName) -> String {
+        "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN attempts. "
+            + "Your secrets are kept: an administrator restores access with "
+            + "'secureroom set \(user.rawValue) --recovery-key' and your recovery key."
     }
 
     /// The message for input that is not a PIN of the configured form.

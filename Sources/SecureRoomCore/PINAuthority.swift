@@ -60,6 +60,9 @@ public struct LocalPINAuthority: PINAuthority {
                        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?) throws -> PINVerifier.Outcome {
         let verifier = PINVerifier(store: store, clock: clock)
         guard let status = try verifier.status(of: user) else { return .notEnrolled }
+        if let reason = AccountState.refusal(for: user) {
+            throw SecureRoomError.accountUnavailable(user: user.rawValue, reason: reason)
+        }
         guard status.allowsAttempt else { return .locked(status) }
         return try verifier.verify(try pin(), for: user, whileLocked: whileLocked)
     }

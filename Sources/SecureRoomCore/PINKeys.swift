@@ -29,22 +29,12 @@ public enum PINKeys {
         expand(master, info: "secureroom/1 verifier", count: verifierLength)
     }
 
-    /// A keyed tag of a wrong guess, so a repeat can be recognised without argon2:
-    /// HMAC-SHA256(key = pepper, "secureroom/1 guess" || 0 || user || 0 || salt || PIN), first 16 bytes.
-    /// Without the pepper it reveals nothing; with it, the record alone already falls to search.
-    public static func guessTag(pin: SecretBytes, user: UserName, salt: [UInt8], pepper: Pepper) -> [UInt8] {
-        let key = pepper.bytes.withUnsafeBytes { SymmetricKey(data: $0) }
-        var mac = HMAC<SHA256>(key: key)
-        mac.update(data: Array("secureroom/1 guess\0\(user.rawValue)\0".utf8))
-        mac.update(data: salt)
-        pin.withUnsafeBytes { mac.update(data: $0) }
-        let tag = Array(Array(mac.finalize()).prefix(guessTagLength))
-        // The inner SHA-256 state still buffers the PIN, and swift-crypto 4.5.2 does not wipe
-        // a hash state when it frees it (its zeroize() clears 8 bytes, the size of a metatype,
-        // not the state). One more block completes the pending one, which BoringSSL then
-        // zeroes; the tag was taken before. Found by Tests/reliability/memory.sh (freecheck).
-        mac.update(data: [UInt8](repeating: 0, count: 64))
-        return tag
+    /// The tag of a wrong guess, so a repeat can be recognised (FORMAT.md §2):
+    /// HKDF-SHA256(master of the guess, info "secureroom/1 guess"), first 16 bytes.
+    /// It comes from the guess's own argon2 run: a copy of the lockout record and the
+    /// pepper reveals the wrong guesses no faster than the credential reveals the PIN.
+    public static func guessTag(master: SecretBytes) -> [UInt8] {
+        expand(master, info: "secureroom/1 guess", count: guessTagLength).withUnsafeBytes { Array($0) }
     }
 
     private static func expand(_ master: SecretBytes, info: String, count: Int) -> SecretBytes {

@@ -1,28 +1,41 @@
-/// Checks a PIN under the lockout rules (DESIGN §4). Shared by the PAM module, the
-/// admin tool's `change`, and the setuid helper — the one implementation of the rules.
+/// Checks a PIN under the lockout rules (DESIGN §4, docs/FORMAT.md §4). Shared by the
+/// PAM module, the admin tool's `change`, and the setuid helper — the one implementation
+/// of the rules.
 ///
-/// One check, under the user's exclusive lock:
-/// 1. refuse at once, without argon2, if the tally is delayed or disabled;
-/// 2. a wrong PIN already counted in this run is refused without costing an attempt;
-/// 3. count the attempt as a failure and fsync it *before* running argon2;
-/// 4. run argon2 once and compare the verifier in constant time;
-/// 5. on success clear the tally and unwrap the vault key; on failure remember the
-///    guess's tag, and erase the vault key once `wipe_after` failures are reached.
-/// A process killed between 3 and 5 leaves the failure counted: never a free guess.
+/// One check, in three steps; the user's lock is held only for the first and the last,
+/// never across argon2, so a stopped or slow check delays nobody:
+/// 1. under the lock: refuse at once, without argon2, if the tally is delayed or
+///    disabled; otherwise count the attempt as pending and fsync it;
+/// 2. without a lock: run argon2 once;
+/// 3. under the lock: resolve the pending attempt against the records as they are now.
+///    Right PIN: clear the tally and unwrap the vault key. Wrong PIN already counted in
+///    this run (same guess tag): drop the attempt, not counted again. Otherwise count a
+///    failure, remember its tag, and erase the vault key once `wipe_after` is reached.
+/// A process killed or stopped between 1 and 3 leaves its attempt counted: never a free
+/// guess. An administrator's reset or a success during step 2 removed the pending
+/// attempt; a wrong PIN then counts nothing, so a reset is never undone.
 public struct PINVerifier {
     /// The outcome of one check.
     public enum Outcome {
         /// Right PIN; `vaultKey` is the user's vault data key (DEK), unwrapped with the
         /// same argon2 output, or nil if the user has no vault.
         case success(vaultKey: SecretBytes?)
-        /// Wrong PIN; the tally now stands at `status`.
-        case incorrect(LockoutStatus)
+        /// Wrong PIN; the tally now stands at `status`. `vaultErased`: this failure reached
+        /// `wipe_after` and erased the PIN-wrapped vault key.
+        case incorrect(LockoutStatus, vaultErased: Bool = false)
         /// A wrong PIN already counted in this run; nothing was counted again.
         case repeatedIncorrect(LockoutStatus)
         /// Refused without checking: the tally is delayed or disabled.
         case locked(LockoutStatus)
         /// The user has no PIN; a dummy argon2 ran so the time spent matches a real check.
         case notEnrolled
+    }
+
+    /// What step 1 found.
+    private enum Counting {
+        case notEnrolled
+        case locked(LockoutStatus)
+        case counted(CredentialRecord)
     }
 
     /// The state.
@@ -50,61 +63,107 @@ public struct PINVerifier {
     /// Callers that prompt should use `check(_:pin:)`, which refuses a locked PIN and
     /// skips a user without one before asking.
     ///
-    /// `whileLocked` runs after a successful check, still under the lock, with the
+    /// `whileLocked` runs after a successful check, under the lock of step 3, with the
     /// credential and the argon2 output; a credential it changes is written back.
+    /// Without it, a record whose argon2 cost differs from the configured one is
+    /// re-derived with the PIN just proven (`rehash`).
     public func verify(_ pin: SecretBytes, for user: UserName,
                        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)? = nil) throws -> Outcome {
         let pepper = try store.pepper()
         let policy = store.configuration.lockout
-        return try store.withExclusiveLock(for: user) {
-            guard var credential = try store.credential(for: user) else {
-                try spendEquivalentTime(pin, user: user)
-                return .notEnrolled
-            }
+        let attempt = LockoutRecord.PendingAttempt(
+            id: try SecretBytes.random(count: LockoutRecord.PendingAttempt.idLength).withUnsafeBytes { Array($0) },
+            counted: clock.now())
+
+        // Step 1: count the attempt.
+        let counting: Counting = try store.withExclusiveLock(for: user) {
+            guard let credential = try store.credential(for: user) else { return .notEnrolled }
             var tally = try store.lockout(for: user)
-            // A process killed after counting the wipe_after-th failure erases the key here.
-            try wipeVaultKeyIfDue(&credential, failures: tally.failures)
             let before = policy.status(of: tally, at: clock.now())
             guard before.allowsAttempt else { return .locked(before) }
-
-            let tag = PINKeys.guessTag(pin: pin, user: user, salt: credential.salt, pepper: pepper)
-            if tally.seenGuesses.contains(tag) { return .repeatedIncorrect(before) }
-
-            let previousFailure = tally.lastFailure
-            tally.failures += 1
-            tally.lastFailure = clock.now()
+            tally.pending.append(attempt)
             try store.write(tally, for: user)
+            return .counted(credential)
+        }
+        let credential: CredentialRecord
+        switch counting {
+        case .notEnrolled:
+            try spendEquivalentTime(pin, user: user)
+            return .notEnrolled
+        case .locked(let status):
+            return .locked(status)
+        case .counted(let record):
+            credential = record
+        }
 
-            argon2Observer?()
-            let master = try PINKeys.master(pin: pin, user: user, salt: credential.salt, pepper: pepper,
-                                            parameters: credential.parameters)
-            let matches = credential.verifier.withUnsafeBytes { PINKeys.verifier(master: master).constantTimeEquals($0) }
+        // Step 2: argon2, holding nothing.
+        argon2Observer?()
+        let master = try PINKeys.master(pin: pin, user: user, salt: credential.salt, pepper: pepper,
+                                        parameters: credential.parameters)
+        let matches = credential.verifier.withUnsafeBytes { PINKeys.verifier(master: master).constantTimeEquals($0) }
+
+        // Step 3: resolve the attempt against the records as they are now.
+        let outcome: Outcome = try store.withExclusiveLock(for: user) {
+            var tally = try store.lockout(for: user)
+            let wasPending = tally.pending.contains { $0.id == attempt.id }
+            tally.pending.removeAll { $0.id == attempt.id }
+            guard var current = try store.credential(for: user), current.isSamePIN(as: credential) else {
+                // The PIN was set or removed by an administrator meanwhile: this check
+                // was against a PIN that no longer exists, and counts nothing.
+                if wasPending { try store.write(tally, for: user) }
+                return try store.credential(for: user) == nil
+                    ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
+            }
             if matches {
                 tally.failures = 0
                 tally.seenGuesses = []
-                tally.lastFailure = previousFailure
+                tally.pending = []
                 tally.lastSuccess = clock.now().wallSeconds
                 try store.write(tally, for: user)
                 if let whileLocked {
-                    let before = credential
-                    try whileLocked(&credential, master)
-                    if credential != before { try store.write(credential) }
+                    let before = current
+                    try whileLocked(&current, master)
+                    if current != before { try store.write(current) }
                 }
-                return .success(vaultKey: credential.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) })
+                return .success(vaultKey: current.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) })
             }
+            guard wasPending else {
+                // A reset or a success removed this attempt while argon2 ran: it counts nothing.
+                return .incorrect(policy.status(of: tally, at: clock.now()))
+            }
+            let tag = PINKeys.guessTag(master: master)
+            if tally.seenGuesses.contains(tag) {
+                try store.write(tally, for: user)
+                return .repeatedIncorrect(policy.status(of: tally, at: clock.now()))
+            }
+            tally.failures += 1
+            tally.lastFailure = attempt.counted
             tally.seenGuesses.append(tag)
             try store.write(tally, for: user)
-            try wipeVaultKeyIfDue(&credential, failures: tally.failures)
-            return .incorrect(policy.status(of: tally, at: clock.now()))
+            let status = policy.status(of: tally, at: clock.now())
+            if let limit = store.configuration.wipeAfter, tally.failures >= limit, current.vaultKey != nil {
+                current.vaultKey = nil
+                current.vaultErased = .init(at: clock.now().wallSeconds, failures: tally.failures)
+                try store.write(current)
+                return .incorrect(status, vaultErased: true)
+            }
+            return .incorrect(status)
         }
+        if whileLocked == nil, case .success = outcome { try rehash(pin, for: user, after: master) }
+        return outcome
     }
 
-    /// `wipe_after=N`: once N consecutive failures are counted, the PIN-wrapped vault key
-    /// is erased (the iOS "Erase Data" option); only the recovery key can open the vault.
-    private func wipeVaultKeyIfDue(_ credential: inout CredentialRecord, failures: Int) throws {
-        guard let limit = store.configuration.wipeAfter, failures >= limit, credential.vaultKey != nil else { return }
-        credential.vaultKey = nil
-        try store.write(credential)
+    /// Re-derives a credential whose argon2 parameters differ from the configured ones,
+    /// now that the PIN is known to be right: a new salt and verifier with the current
+    /// parameters and the vault key re-wrapped, in one atomic write (the recovery record
+    /// is untouched). argon2 runs outside the lock; the write happens only if the record
+    /// is still the one that was checked.
+    private func rehash(_ pin: SecretBytes, for user: UserName, after master: SecretBytes) throws {
+        guard let credential = try store.credential(for: user),
+              credential.parameters != store.configuration.kdf else { return }
+        let vaultKey = credential.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) }
+        guard credential.vaultKey == nil || vaultKey != nil else { return }
+        try Enrollment(store: store, clock: clock).rederive(pin, for: user, replacing: credential, vaultKey: vaultKey)
     }
 
     /// Runs argon2 with the configured parameters on a random salt and a random pepper,

@@ -33,7 +33,9 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     /// The user's PIN was set, removed or changed while a PIN change was in progress.
     case changedConcurrently(user: String)
     /// The user's records stayed locked by another process for too long.
-    case busy(path: String, seconds: Int)
+    case busy(path: String, seconds: Int, holder: String)
+    /// The account is locked or expired in the shadow file: no PIN may open it.
+    case accountUnavailable(user: String, reason: String)
     /// A recovery key that is not 40 digits.
     case invalidRecoveryKey
     /// A recovery key that does not open the user's vault key (or no recovery record).
@@ -65,7 +67,8 @@ extension SecureRoomError: CustomStringConvertible {
         case let .helperRefused(reason): return "secureroom-helper refused: \(reason)"
         case let .changedConcurrently(user):
             return "the PIN of \(user) was changed, removed or reset during this change; nothing was changed"
-        case let .busy(path, seconds): return "\(path) is still locked by another process after \(seconds) s"
+        case let .busy(path, seconds, holder): return "\(path) is still locked by \(holder) after \(seconds) s"
+        case let .accountUnavailable(user, reason): return "\(user) may not use a PIN: \(reason)"
         case .invalidRecoveryKey: return "a recovery key is 40 digits (eight groups of five)"
         case let .wrongRecoveryKey(user): return "the recovery key does not open the vault of \(user)"
         case let .vaultWouldBeLost(user):

@@ -42,6 +42,17 @@ public struct VaultKeyring {
     private var description: String { "secureroom:vault:\(user.rawValue)" }
 
     /// Puts `vaultKey` in the user's keyring for `timeout` seconds, replacing an earlier one.
+    ///
+    /// Setting a key's permissions and timeout needs *possession* of it, which comes from
+    /// the calling thread's own keyrings. A caller whose session keyring does not link the
+    /// user keyring (su from a shell that ran `keyctl new_session`, or from another user's
+    /// session) does not possess a key added straight to @u: keyctl_setperm would fail
+    /// with EACCES and the key would stay with no timeout. So the key is made in the
+    /// thread keyring (always possessed), given its permissions and timeout there, and
+    /// only then linked into @u and unlinked from the thread keyring. A failure at any
+    /// step invalidates the key: it is either in @u with its timeout, or nowhere. The thread
+    /// keyring, empty again, stays attached to the calling thread (there is no call to
+    /// detach one); nothing can be reached through it.
     public func store(_ vaultKey: SecretBytes, timeout: Int64) throws {
         let payload = SecretBytes(count: Self.payloadLength)
         let expiry = UInt64(max(0, Int64(time(nil)) + timeout))
@@ -55,13 +66,17 @@ public struct VaultKeyring {
             }
         }
         try asOwner {
-            let id = payload.withUnsafeBytes { add_key("user", description, $0.baseAddress, $0.count, KEY_SPEC_USER_KEYRING) }
+            let id = payload.withUnsafeBytes { add_key("user", description, $0.baseAddress, $0.count, KEY_SPEC_THREAD_KEYRING) }
             guard id > 0 else { throw SecureRoomError.system(operation: "add_key", path: description, errno: errno) }
-            guard keyctl_setperm(id, Self.permissions) == 0,
-                  keyctl_set_timeout(id, UInt32(clamping: timeout)) == 0 else {
-                let failure = errno
-                _ = keyctl_invalidate(id)
-                throw SecureRoomError.system(operation: "keyctl", path: description, errno: failure)
+            defer { _ = keyctl_unlink(id, KEY_SPEC_THREAD_KEYRING) }
+            for (operation, call) in [("keyctl_setperm", { keyctl_setperm(id, Self.permissions) }),
+                                      ("keyctl_set_timeout", { keyctl_set_timeout(id, UInt32(clamping: timeout)) }),
+                                      ("keyctl_link to the user keyring", { keyctl_link(id, KEY_SPEC_USER_KEYRING) })] {
+                guard call() == 0 else {
+                    let failure = errno
+                    _ = keyctl_invalidate(id)
+                    throw SecureRoomError.system(operation: operation, path: description, errno: failure)
+                }
             }
         }
     }

@@ -67,6 +67,9 @@ enum HelperMain {
         } catch PINEntry.Failure.endOfInput {
             SystemLog.notice("refused uid \(caller): no PIN on standard input")
             return .refused("no PIN on standard input")
+        } catch SecureRoomError.accountUnavailable(let user, let reason) {
+            SystemLog.notice("refused uid \(caller): \(user) may not use a PIN: \(reason) (nothing counted)")
+            return .refused(reason)
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)

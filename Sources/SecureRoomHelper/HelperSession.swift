@@ -49,7 +49,7 @@ struct HelperSession {
             }
         }
         let subject = "\(user) (uid \(invocation.uid))"
-        for line in Messages.logLines(for: outcome, subject: subject, wipeAfter: store.configuration.wipeAfter) { SystemLog.log(line.priority, line.text) }
+        for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
         guard case .success(let vaultKey) = outcome else { return outcome }
         switch invocation.request {
         case .verify: break

@@ -97,9 +97,15 @@ public final class VaultStore {
 
     /// Adds several secrets in one transaction: all of them or, on any error, none.
     /// `replace` is as for a single `add`.
+    /// A title given twice is refused whatever `replace` says: one of the two values
+    /// would be lost without a word.
     public func add(_ secrets: [(title: String, value: SecretBytes)], replace: Bool) throws {
+        var seen = Set<[UInt8]>()
         for (title, value) in secrets {
             try Self.validate(title: title)
+            guard seen.insert(Array(title.utf8)).inserted else {
+                throw VaultError.invalid("the title \(TitleText.escaped(title)) is given twice; nothing was stored")
+            }
             guard value.count <= VaultCipher.maximumValueLength else {
                 throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
             }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCore
 import SecureRoomToolSupport
 import SecureRoomVault
 

@@ -1,4 +1,5 @@
 import CPAMClient
+import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
 import SecureRoomToolSupport
@@ -61,11 +62,7 @@ private let converse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<
         case PAM_PROMPT_ECHO_OFF:
             guard let pin = try? PINEntry.read(prompt: text, format: context.format, forceLine: context.fromStdin),
                   let response = malloc(pin.count + 1)
-            else {
-                for done in 0..<index { free(replies[done].resp) }
-                free(replies)
-                return PAM_CONV_ERR
-            }
+            else { return abandon(replies, answered: index) }
             pin.withUnsafeBytes { if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) } }
             response.storeBytes(of: 0, toByteOffset: pin.count, as: UInt8.self)
             replies[index].resp = response.assumingMemoryBound(to: CChar.self)
@@ -73,11 +70,20 @@ private let converse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<
             ToolOutput.writeError(text + "\n")
         default:
             // No visible-echo questions: the vault asks only for the PIN.
-            for done in 0..<index { free(replies[done].resp) }
-            free(replies)
-            return PAM_CONV_ERR
+            return abandon(replies, answered: index)
         }
     }
     responses.pointee = replies
     return PAM_SUCCESS
+}
+
+/// A conversation that fails after answering `answered` prompts: those answers (PINs) are
+/// wiped before they are freed, then the array; PAM_CONV_ERR.
+private func abandon(_ replies: UnsafeMutablePointer<pam_response>, answered: Int) -> Int32 {
+    for index in 0..<answered {
+        if let response = replies[index].resp { sr_explicit_bzero(response, strlen(response)) }
+        free(replies[index].resp)
+    }
+    free(replies)
+    return PAM_CONV_ERR
 }

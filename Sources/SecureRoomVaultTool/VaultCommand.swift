@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import SecureRoomToolSupport
 
 /// `secureroom-vault`: a user's secrets, opened by their SecureRoom PIN.
@@ -38,9 +39,27 @@ struct VaultCommand: ParsableCommand {
         ]
     )
 
-    /// The entry point: no runtime crash handler (CrashHandlers), then the parser.
+    /// The entry point: no runtime crash handler (CrashHandlers), arguments that are text,
+    /// then the parser.
     static func main() {
         CrashHandlers.restoreDefaults()
+        refuseArgumentsThatAreNotUTF8()
         main(nil)
+    }
+
+    /// Titles are compared as the exact bytes given. The standard library turns invalid
+    /// UTF-8 in arguments into U+FFFD, so `t\xff` and `t\xfe` would both become "t\u{FFFD}"
+    /// and address one secret: such arguments are refused (exit 64) before anything else.
+    private static func refuseArgumentsThatAreNotUTF8() {
+        for index in 1..<Int(CommandLine.argc) {
+            guard let argument = CommandLine.unsafeArgv[index] else { continue }
+            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
+                                            count: strlen(argument))
+            if String(validating: bytes, as: UTF8.self) == nil {
+                ToolOutput.writeError("secureroom-vault: argument \(index) is not valid UTF-8; titles must be text "
+                                      + "(they are compared byte for byte, and other bytes would be altered)\n")
+                Glibc.exit(64)
+            }
+        }
     }
 }

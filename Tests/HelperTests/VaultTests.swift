@@ -43,6 +43,15 @@ final class VaultTests: XCTestCase {
         return String(result.output[key])
     }
 
+    /// A setuid-root copy of the driver, as su is: real uid the caller, effective uid 0.
+    private func makeSetuidDriver() throws -> String {
+        let setuidDriver = stage.bin + "/secureroom-pam-driver-setuid"
+        try FileManager.default.copyItem(atPath: stage.bin + "/secureroom-pam-driver", toPath: setuidDriver)
+        XCTAssertEqual(chmod(setuidDriver, 0o4755), 0)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sandbox.pamDirectory)
+        return setuidDriver
+    }
+
     private func vault(_ arguments: [String], input: String = "") throws -> ProcessResult {
         try stage.vault(as: uid, arguments, input: input)
     }
@@ -128,10 +137,7 @@ final class VaultTests: XCTestCase {
         try setUpVault()
         XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
         XCTAssertEqual(try vault(["lock"]).status, 0)
-        let setuidDriver = stage.bin + "/secureroom-pam-driver-setuid"
-        try FileManager.default.copyItem(atPath: stage.bin + "/secureroom-pam-driver", toPath: setuidDriver)
-        XCTAssertEqual(chmod(setuidDriver, 0o4755), 0)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sandbox.pamDirectory)
+        let setuidDriver = try makeSetuidDriver()
 
         // uid 2 runs the setuid-root host to log in as daemon, as `su daemon` would.
         let login = try stage.pam(as: 2, "login", user: user, responses: [pin], operations: ["auth", "setcred", "open"],
@@ -141,6 +147,36 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(ids, ["ids: 2 0 0 / 2 2 2", "ids: 2 0 0 / 2 2 2"], "ids before pam_start and after pam_end")
         try assertSecret("s3cret")
         XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
+    }
+
+    /// su from a shell with its own session keyring (`keyctl session`, as `keyctl
+    /// new_session` makes), which does not link the target's user keyring: the key still
+    /// gets its permissions and timeout, and the last close removes it. Regression: the
+    /// key was added to @u without possession, keyctl_setperm failed with EACCES, and the
+    /// key stayed with no timeout after the session closed.
+    func testSuFromAShellWithItsOwnSessionKeyringStillLocks() throws {
+        try prepare(extraConfiguration: "vault_timeout = 3s\n")
+        try setUpVault()
+        XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        let setuidDriver = try makeSetuidDriver()
+        let keyctl = try XCTUnwrap(["/usr/bin/keyctl", "/bin/keyctl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+                                   "keyctl (Debian: keyutils) is missing")
+        func su(_ operations: [String]) throws -> PAMTranscript {
+            PAMTranscript(try stage.run(as: 2, keyctl, ["session", "-", setuidDriver]
+                                        + sandbox.driverArguments("login", user: user, options: [], operations: operations),
+                                        input: Sandbox.lines([pin])))
+        }
+        let login = try su(["auth", "setcred", "open"])
+        XCTAssertEqual(login.results, ["auth: 0 Success", "setcred: 0 Success", "open: 0 Success"], login.process.output)
+        try assertSecret("s3cret")
+        XCTAssertEqual(try su(["close"]).results, ["close: 0 Success"])
+        try assertLocked()
+        // And the timeout, with no close at all (a su killed with SIGKILL).
+        XCTAssertEqual(try su(["auth", "setcred"]).results, ["auth: 0 Success", "setcred: 0 Success"])
+        try assertSecret("s3cret")
+        Thread.sleep(forTimeInterval: 4.5)
+        try assertLocked()
     }
 
     func testTimeoutLocks() throws {
@@ -219,13 +255,22 @@ final class VaultTests: XCTestCase {
             XCTAssertEqual(try vault(["unlock", "--stdin"], input: wrong + "\n").status, 2)
         }
         XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "recovery-only")
-        XCTAssertTrue(stage.logLines().contains { $0.contains("vault key of daemon (uid 1) erased after 3 consecutive failures") },
+        XCTAssertTrue(stage.logLines().contains { $0.hasPrefix("<81>")  // LOG_AUTHPRIV | LOG_ALERT
+                          && $0.contains("vault key of daemon (uid 1) erased after 3 consecutive failed PIN attempts") },
                       stage.logLines().joined(separator: "\n"))
         let credential = try String(contentsOfFile: sandbox.state + "/users/daemon.credential", encoding: .utf8)
         XCTAssertFalse(credential.contains("vault-key"))
 
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 1, "the right PIN no longer opens the vault")
         try assertLocked()
+        // The next login with the PIN (as root) says what happened, once.
+        let told = try sandbox.pam("login", user: user, responses: [pin])
+        XCTAssertEqual(told.code, 0, told.process.output)
+        XCTAssertEqual(told.errors.count, 1, told.process.output)
+        XCTAssertTrue(told.errors.first?.hasPrefix("Your SecureRoom vault key was erased at ") == true, "\(told.errors)")
+        XCTAssertTrue(told.errors.first?.contains(" after 3 failed PIN attempts. ") == true, "\(told.errors)")
+        XCTAssertTrue(told.errors.first?.hasSuffix("'secureroom set daemon --recovery-key' and your recovery key.") == true)
+        XCTAssertEqual(try sandbox.pam("login", user: user, responses: [pin]).errors, [], "told once")
         XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
         try assertSecret("erased?")
@@ -261,7 +306,7 @@ final class VaultTests: XCTestCase {
         // One title already there, one repeated, one invalid, or bad JSON: nothing is stored.
         for (input, message) in [
             (#"[{"title":"new-1","value":"a"},{"title":"site-7","value":"b"}]"#, "already"),
-            (#"[{"title":"new-1","value":"a"},{"title":"new-1","value":"b"}]"#, "already"),
+            (#"[{"title":"new-1","value":"a"},{"title":"new-1","value":"b"}]"#, "given twice"),
             (#"[{"title":"new-1","value":"a"},{"title":"","value":"b"}]"#, "1 to 1024 bytes"),
             (#"{"title":"new-1"}"#, "not a JSON array"),
         ] {
@@ -271,10 +316,32 @@ final class VaultTests: XCTestCase {
             XCTAssertEqual(try vault(["get", "new-1"]).status, 4, input)
         }
         XCTAssertEqual(try vault(["get", "site-7"]).output, "v7 \u{e9}\n")
+        // --replace replaces what is stored, but a title given twice is still refused
+        // (regression: the second value silently won).
+        let twice = try vault(["import", "--replace"], input: #"[{"title":"site-7","value":"a"},{"title":"site-7","value":"b"}]"#)
+        XCTAssertEqual(twice.status, 1, twice.errorOutput)
+        XCTAssertTrue(twice.errorOutput.contains("given twice"), twice.errorOutput)
+        XCTAssertEqual(try vault(["get", "site-7"]).output, "v7 \u{e9}\n")
         let replaced = try vault(["import", "--replace"], input: #"[{"title":"site-7","value":"seven"}]"#)
         XCTAssertEqual(replaced.status, 0, replaced.errorOutput)
         XCTAssertEqual(try vault(["get", "site-7"]).output, "seven")
         XCTAssertEqual(try vault(["status", "--json"]).output.contains("300"), true)
+    }
+
+    /// Titles as given: `t\xff` and `t\xfe` would both read as "t\u{FFFD}" and address one
+    /// secret, so arguments that are not UTF-8 are refused (exit 64) and nothing is stored.
+    func testTitlesThatAreNotUTF8AreRefusedNotMerged() throws {
+        try prepare()
+        try setUpVault()
+        let tool = stage.bin + "/secureroom-vault"
+        let environment = ["XDG_DATA_HOME": stage.scratch + "/data-\(uid)", "HOME": stage.scratch]
+        for byte in ["377", "376"] {
+            let result = try stage.run(as: uid, "/bin/sh", ["-c", "printf v | \"$0\" add \"$(printf 't\\\(byte)')\"", tool],
+                                       environment: environment)
+            XCTAssertEqual(result.status, 64, result.errorOutput)
+            XCTAssertTrue(result.errorOutput.contains("argument 2 is not valid UTF-8"), result.errorOutput)
+        }
+        XCTAssertEqual(try vault(["list"]).output, "")
     }
 
     func testListEscapesTitlesAndReportsMissingSecrets() throws {

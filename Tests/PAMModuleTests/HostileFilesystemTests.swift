@@ -78,7 +78,7 @@ final class HostileFilesystemTests: XCTestCase {
         let harness = try harness()
         try ensureLockout(harness)
         let size = 10 << 20
-        for (name, path, limit) in [("credential", harness.credential, 4096), ("lockout", harness.lockout, 8192),
+        for (name, path, limit) in [("credential", harness.credential, 4096), ("lockout", harness.lockout, 16384),
                                     ("pepper", harness.pepper, 4096)] {
             let original = try Data(contentsOf: URL(fileURLWithPath: path))
             var huge = original

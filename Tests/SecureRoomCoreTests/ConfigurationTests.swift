@@ -17,6 +17,17 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertEqual(configuration.kdf, .defaults)
         XCTAssertEqual(configuration.noPIN, .ignore)
         XCTAssertFalse(configuration.evenDenyRoot)
+        XCTAssertEqual(configuration.remote, .deny, "the PIN is local by default")
+        XCTAssertEqual(configuration.remoteServices, ["sshd"])
+        XCTAssertFalse(configuration.authSucceeded)
+    }
+
+    func testRemoteOptions() throws {
+        let configuration = try load("remote = allow\nremote_services = sshd, cockpit ,xrdp\n", ["authsucc"])
+        XCTAssertEqual(configuration.remote, .allow)
+        XCTAssertEqual(configuration.remoteServices, ["sshd", "cockpit", "xrdp"])
+        XCTAssertTrue(configuration.authSucceeded)
+        XCTAssertEqual(try load(nil, ["remote_services="]).remoteServices, [], "an empty list is allowed")
     }
 
     func testFileThenArgumentsWhichWin() throws {
@@ -43,7 +54,8 @@ final class ConfigurationTests: XCTestCase {
             XCTAssertEqual("\(error)", "invalid configuration: /etc/security/secureroom.conf:2: digits=\"four\" must be a number in 4...12")
         }
         for bad in ["digits=3", "deny=101", "nopin=sometimes", "dir=", "dir=relative", "nodelay=1", "argon2_lanes=0",
-                    "argon2_memory=99999999999", "schedule=5:1m,4:1m"] {
+                    "argon2_memory=99999999999", "schedule=5:1m,4:1m", "remote=maybe", "remote=", "remote_services",
+                    "authsucc=yes"] {
             XCTAssertThrowsError(try load(nil, [bad]), bad)
         }
         XCTAssertThrowsError(try load(nil, ["conf=/nonexistent/secureroom.conf"]), "a named config file must exist")

@@ -28,10 +28,13 @@ final class FormatVectorTests: XCTestCase {
         XCTAssertEqual(verifier, "cc409c0706de3ec5b2e3e7965c790aa1857ba9e77cdced23f1658cc9c8c7a361")
     }
 
+    /// FORMAT.md §5: the tag of a guess is derived from that guess's argon2 output (here
+    /// the m=256 row's master), computed independently with Python's hmac module.
     func testGuessTagVector() throws {
-        let wrong = Array("1357".utf8).withUnsafeBytes { SecretBytes(copying: $0) }
-        XCTAssertEqual(Hex.encode(PINKeys.guessTag(pin: wrong, user: try UserName("alice"), salt: salt, pepper: pepper)),
-                       "71c307765e0c6540016b02b4e96796d9")
+        let (master, _) = try keys(KDFParameters(memoryKiB: 256, iterations: 1, lanes: 1))
+        let bytes = try XCTUnwrap(Hex.decode(Substring(master), count: 32))
+        XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: bytes.withUnsafeBytes { SecretBytes(copying: $0) })),
+                       "b453817ad3f6aaf6c451bc8d5a2b827b")
     }
 
     func testPepperFileVector() throws {

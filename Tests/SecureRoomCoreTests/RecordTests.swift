@@ -60,6 +60,8 @@ final class RecordTests: XCTestCase {
                                      bootNanoseconds: 12_345)
         record.lastSuccess = 1_794_000_000
         record.seenGuesses = [Array(repeating: 1, count: 16), Array(repeating: 2, count: 16)]
+        record.pending = [.init(id: Array(repeating: 9, count: 8),
+                                counted: Instant(wallSeconds: 1_795_000_001, bootID: "", bootNanoseconds: 1))]
         let parsed = try LockoutRecord(parsing: record.serialized(), path: "t")
         XCTAssertEqual(parsed, record)
         var unknownBoot = LockoutRecord()
@@ -68,13 +70,28 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(try LockoutRecord(parsing: unknownBoot.serialized(), path: "t"), unknownBoot)
     }
 
+    /// Version 1 records are read without their tags (HMACs under the pepper, cheaper to
+    /// search than the credential); the failures and times stay.
+    func testVersion1LockoutRecordsLoseOnlyTheirTags() throws {
+        let text = "SECUREROOM-LOCKOUT/1\nfailures: 2\nlast-failure: 5 - 7\nseen: 71c307765e0c6540016b02b4e96796d9\n"
+        let record = try LockoutRecord(parsing: Array(text.utf8), path: "t")
+        XCTAssertEqual(record.failures, 2)
+        XCTAssertEqual(record.lastFailure, Instant(wallSeconds: 5, bootID: "", bootNanoseconds: 7))
+        XCTAssertEqual(record.seenGuesses, [])
+        XCTAssertTrue(String(decoding: record.serialized(), as: UTF8.self).hasPrefix("SECUREROOM-LOCKOUT/2\n"))
+    }
+
     func testCorruptLockoutRecordsAreRejected() {
         let cases = [
-            "SECUREROOM-LOCKOUT/1\nfailures: -1\n",
-            "SECUREROOM-LOCKOUT/1\nfailures: 2\n",                      // failures without a time
-            "SECUREROOM-LOCKOUT/1\nfailures: 1\nlast-failure: 5 x 7\n",
-            "SECUREROOM-LOCKOUT/1\nfailures: 0\nseen: 00\n",
-            "SECUREROOM-LOCKOUT/1\n",
+            "SECUREROOM-LOCKOUT/2\nfailures: -1\n",
+            "SECUREROOM-LOCKOUT/2\nfailures: 2\n",                      // failures without a time
+            "SECUREROOM-LOCKOUT/2\nfailures: 1\nlast-failure: 5 x 7\n",
+            "SECUREROOM-LOCKOUT/2\nfailures: 0\nseen: 00\n",
+            "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 0011223344556677\n",     // no time
+            "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 00112233 5 - 7\n",       // short id
+            "SECUREROOM-LOCKOUT/1\nfailures: 0\npending: 0011223344556677 5 - 7\n", // not in version 1
+            "SECUREROOM-LOCKOUT/3\nfailures: 0\n",
+            "SECUREROOM-LOCKOUT/2\n",
         ]
         for text in cases {
             XCTAssertThrowsError(try LockoutRecord(parsing: Array(text.utf8), path: "t"), text)

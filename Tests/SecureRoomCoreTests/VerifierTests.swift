@@ -41,7 +41,7 @@ final class VerifierTests: XCTestCase {
         let verifier = PINVerifier(store: store, clock: clock)
         guard case .success(let vaultKey) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         XCTAssertNil(vaultKey, "no vault set up")
-        guard case .incorrect(let status) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
+        guard case .incorrect(let status, _) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
         XCTAssertEqual(status, .open(failures: 1, untilDelay: NextDelay(attempts: 4, delay: 60), untilDisabled: 9))
     }
 
@@ -65,7 +65,7 @@ final class VerifierTests: XCTestCase {
         var verifier = PINVerifier(store: store, clock: clock)
         var failuresSeenByArgon2: [Int] = []
         let store = self.store!
-        verifier.argon2Observer = { failuresSeenByArgon2.append((try? store.lockout(for: self.user).failures) ?? -1) }
+        verifier.argon2Observer = { failuresSeenByArgon2.append((try? store.lockout(for: self.user).counted) ?? -1) }
         _ = try verifier.verify(try pin("1111"), for: user)
         _ = try verifier.verify(try pin("2222"), for: user)
         _ = try verifier.verify(try pin("7391"), for: user)
@@ -85,8 +85,9 @@ final class VerifierTests: XCTestCase {
         XCTAssertEqual(runs, 5, "a flood against a locked account runs no argon2")
         clock.advance(60)
         guard case .repeatedIncorrect = try verifier.verify(try pin("5555"), for: user) else { return XCTFail() }
-        XCTAssertEqual(runs, 5)
+        XCTAssertEqual(runs, 6, "a repeat is recognised by its argon2 output (FORMAT.md §2)")
         XCTAssertEqual(try store.lockout(for: user).failures, 5)
+        XCTAssertEqual(try store.lockout(for: user).pending, [], "and its pending attempt is resolved, not counted")
         guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
     }
 
@@ -174,9 +175,97 @@ final class VerifierTests: XCTestCase {
         try holder.lockExclusively(waitingAtMost: 1)
         let waiter = try FileDescriptor.open(path, in: nil, flags: O_RDWR, displayPath: path)
         XCTAssertThrowsError(try waiter.lockExclusively(waitingAtMost: 1)) { error in
-            XCTAssertEqual(error as? SecureRoomError, .busy(path: path, seconds: 1))
+            XCTAssertEqual(error as? SecureRoomError, .busy(path: path, seconds: 1, holder: "pid \(getpid()) (\(Self.command))"),
+                           "the message names the holder")
         }
         withExtendedLifetime(holder) {}
+    }
+
+    /// No lock is held while argon2 runs: from inside a check's argon2 run, the same
+    /// user's next check and an administrator's reset both go through at once (with the
+    /// lock held they would wait for it, here in the same process, and give up `busy`).
+    func testNoLockIsHeldWhileArgon2Runs() throws {
+        var verifier = PINVerifier(store: store, clock: clock)
+        var nested: [String] = []
+        var inside = false
+        verifier.argon2Observer = {
+            guard !inside else { return }
+            inside = true
+            let started = Deadline(millisecondsFromNow: 5_000)
+            let plain = PINVerifier(store: self.store, clock: self.clock)
+            do {
+                if case .incorrect = try plain.verify(try self.pin("2222"), for: self.user) { nested.append("check") }
+                try Enrollment(store: self.store, clock: self.clock).resetLockout(for: self.user)
+                nested.append("reset")
+            } catch { nested.append("\(error)") }
+            XCTAssertFalse(started.hasPassed, "the nested check and reset waited")
+        }
+        guard case .incorrect = try verifier.verify(try pin("1111"), for: user) else { return XCTFail() }
+        XCTAssertEqual(nested, ["check", "reset"])
+        // The reset came after the outer attempt was counted: the outer wrong PIN counts
+        // nothing (a reset is never undone by a check in flight).
+        XCTAssertEqual(try store.lockout(for: user).counted, 0)
+    }
+
+    /// An attempt whose process died after counting stays counted (a pending entry),
+    /// delays the next attempt like a failure, and a success clears it.
+    func testAnAbandonedAttemptStaysCounted() throws {
+        var tally = try store.lockout(for: user)
+        for index in 0..<5 {
+            tally.pending.append(.init(id: Array(repeating: UInt8(index), count: 8), counted: clock.now()))
+        }
+        try store.write(tally, for: user)
+        let verifier = PINVerifier(store: store, clock: clock)
+        guard case .locked(.delayed(60, 5)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        clock.advance(60)
+        guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        XCTAssertEqual(try store.lockout(for: user), {
+            var cleared = LockoutRecord()
+            cleared.lastSuccess = clock.now().wallSeconds
+            return cleared
+        }())
+    }
+
+    /// A PIN set by an administrator while a check's argon2 runs: the check was against
+    /// the old PIN and neither succeeds nor counts.
+    func testAPINReplacedDuringTheCheckIsNotUnlockedByTheOldOne() throws {
+        var verifier = PINVerifier(store: store, clock: clock)
+        verifier.argon2Observer = {
+            try? Enrollment(store: self.store, clock: self.clock).setPIN(try! self.pin("4826"), for: self.user)
+        }
+        guard case .incorrect(let status, _) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        XCTAssertEqual(status.failures, 0)
+    }
+
+    /// Raising the configured argon2 cost reaches an existing record at its next
+    /// successful check: same PIN, new parameters and salt, the vault key re-wrapped, the
+    /// recovery record untouched, the creation time kept.
+    func testARecordIsRehashedAtTheNextSuccessfulCheck() throws {
+        let authority = LocalPINAuthority(store: store, clock: clock)
+        guard case .success(let dek?) = try authority.setUpVault(user, replace: false, pin: { try pin("7391") }).outcome
+        else { return XCTFail() }
+        let old = try XCTUnwrap(try store.credential(for: user))
+        let recovery = try store.recovery(for: user)
+        var configuration = store.configuration
+        configuration.kdf = KDFParameters(memoryKiB: 128, iterations: 2, lanes: 1)
+        let raised = StateStore(configuration: configuration)
+        guard case .incorrect = try PINVerifier(store: raised, clock: clock).verify(try pin("1111"), for: user) else { return XCTFail() }
+        XCTAssertEqual(try raised.credential(for: user), old, "a wrong PIN changes nothing")
+        guard case .success(let unlocked?) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user)
+        else { return XCTFail() }
+        XCTAssertTrue(unlocked.constantTimeEquals(dek))
+        let new = try XCTUnwrap(try raised.credential(for: user))
+        XCTAssertEqual(new.parameters, configuration.kdf)
+        XCTAssertNotEqual(new.salt, old.salt)
+        XCTAssertEqual(new.created, old.created)
+        XCTAssertEqual(try raised.recovery(for: user), recovery)
+        guard case .success(let again?) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user)
+        else { return XCTFail("the re-derived record does not verify") }
+        XCTAssertTrue(again.constantTimeEquals(dek))
+    }
+
+    private static var command: String {
+        (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? "?"
     }
 
     func testInitializeRefusesToReplaceThePepper() throws {

@@ -83,8 +83,8 @@ public final class Sandbox {
     /// Runs the driver for `service` as `user`, answering prompts with `responses`.
     public func pam(_ service: String = "probe", user: String?, responses: [String] = [],
                     operations: [String] = ["auth"], environment: [String: String] = [:],
-                    silent: Bool = false) throws -> PAMTranscript {
-        let arguments = driverArguments(service, user: user, options: silent ? ["--silent"] : [], operations: operations)
+                    silent: Bool = false, options: [String] = []) throws -> PAMTranscript {
+        let arguments = driverArguments(service, user: user, options: (silent ? ["--silent"] : []) + options, operations: operations)
         return PAMTranscript(try runProgram(Artifacts.driver, arguments, input: Self.lines(responses), environment: environment))
     }
 
@@ -137,7 +137,8 @@ public struct PAMTranscript {
     /// The raw result.
     public let process: ProcessResult
 
-    init(_ process: ProcessResult) { self.process = process }
+    /// The transcript of a finished driver run.
+    public init(_ process: ProcessResult) { self.process = process }
 
     /// The PAM code of the last operation.
     public var code: Int32 { process.status }

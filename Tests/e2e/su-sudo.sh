@@ -11,6 +11,10 @@
 #   * lockout: with deny=3 and no delays, three wrong PINs disable the PIN (the right PIN
 #     is then refused), `secureroom status --json` reports 3 failures, and
 #     `secureroom reset` makes the right PIN work again;
+#   * account state: with srtest's password locked the way `passwd -l` leaves it (a `!`
+#     before a hash) or its shadow expiry date passed, the right PIN is refused with
+#     "Your account is closed" and nothing is counted; a `!` alone (no password ever
+#     set, as for these test users) is not a lock;
 #   * nothing outside the test changed (checksums of the system files, no test users).
 #
 # How
@@ -263,6 +267,14 @@ EOF
 }
 
 status_json() { "$CLI" status "$1" --json --dir "$STATE" 2>&1 || true; }
+
+# shadow_set USER FIELD VALUE: one field of USER's line in the namespace's shadow copy,
+# rewritten in place (same inode: the bind mount keeps showing it).
+shadow_set() {
+    local updated
+    updated=$(awk -F: -v OFS=: -v u="$1" -v f="$2" -v v="$3" '$1 == u { $f = v } { print }' "$T/etc/shadow")
+    printf '%s\n' "$updated" > "$T/etc/shadow"
+}
 failures_of() { status_json "$1" | sed -nE 's/.*"failures"[[:space:]]*:[[:space:]]*([0-9]+).*/\1/p'; }
 
 # Clear srtest's lockout so one case's wrong PINs do not affect the next.
@@ -385,6 +397,28 @@ inner_main() {
     check "su: PIN: prompt shown on the terminal" all saw_pin
     check "su: right PIN -> command runs as srtest (exit 0)" all 'rc_is 0' 'out_is srtest'
     check "su: PIN not echoed, no password fallback" all "not_shows '$PIN'" no_password_prompt
+    done_pane
+
+    # --- a2. account state: a locked password or a passed expiry date closes the PIN too --
+    reset_pin; write_stack su pinonly
+    local day=$(( $(date +%s) / 86400 ))
+    shadow_set srtest 2 '!$6$sr-e2e$Jn0DyZ7MTgGl0bWqvHb6O/9EU1K7fYxkZ1Ew0w7fB5jE6mR4c8gZbQH1cPtJmZ1ZsW2RvS2Wq5k3UUJYl2mXN.'
+    OUT=$T/io/a2.out
+    attempt a2 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
+    check "su (PIN only), password locked (passwd -l): right PIN refused with 'Your account is closed', nothing counted" \
+        all "shows 'Your account is closed'" rc_failed out_empty 'failures_are 0'
+    done_pane
+    shadow_set srtest 2 '!'
+    shadow_set srtest 8 $((day - 1))
+    OUT=$T/io/a3.out
+    attempt a3 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
+    check "su (PIN only), account expired yesterday: right PIN refused with 'Your account is closed'" \
+        all "shows 'Your account is closed'" rc_failed out_empty 'failures_are 0'
+    done_pane
+    shadow_set srtest 8 ''
+    OUT=$T/io/a4.out
+    attempt a4 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
+    check "su (PIN only), '!' alone (no password ever set) is not a lock: right PIN works" all saw_pin 'rc_is 0' 'out_is srtest'
     done_pane
 
     # --- b1. su, PIN-only stack, wrong PIN ----------------------------------------------

@@ -33,8 +33,8 @@ int sr_pam_info(pam_handle_t *pamh, const char *message);
 /* Keep a copy of USER's unlocked vault key with pam_set_data until setcred or open_session
  * (mlock'd; wiped and freed by libpam's cleanup at pam_end or when replaced). */
 int sr_pam_stash_vault_key(pam_handle_t *pamh, const char *user, const unsigned char *key, size_t length);
-/* The stashed vault key if it belongs to USER, else NULL. */
-const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user);
+/* The stashed vault key if it belongs to USER (its length in *LENGTH), else NULL. */
+const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user, size_t *length);
 /* Wipe and drop the stashed vault key. */
 void sr_pam_drop_vault_key(pam_handle_t *pamh);
 

@@ -11,6 +11,7 @@
 #include <spawn.h>
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <shadow.h>   /* struct spwd, getspnam_r(3): the account's lock and expiry */
 
 /* openat(2) with an explicit mode (the libc prototype is variadic). */
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode);
@@ -57,6 +58,10 @@ int sr_getresuid(uid_t *real, uid_t *effective, uid_t *saved);
 int sr_getresgid(gid_t *real, gid_t *effective, gid_t *saved);
 int sr_thread_setresuid(uid_t real, uid_t effective, uid_t saved);
 int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved);
+
+/* major(3) / minor(3) are macros: the device numbers /proc/locks shows. */
+unsigned int sr_dev_major(dev_t device);
+unsigned int sr_dev_minor(dev_t device);
 
 /* The wait(2) status macros. */
 int sr_wifexited(int status);

@@ -1,11 +1,14 @@
 /*
  * LD_PRELOAD shim for tests: counts calls to libargon2's argon2id_ctx (the entry the module uses) by appending one
  * byte per call to $ARGON2_COUNTER_FILE (O_APPEND, so concurrent processes add up),
- * then calls the real function.
+ * then calls the real function. With ARGON2_STOP set, the process stops itself (SIGSTOP)
+ * first: a check frozen mid-way, after its attempt was counted, as a user can do to
+ * their own su.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,6 +24,8 @@ int argon2id_ctx(void *context)
             close(fd);
         }
     }
+    if (getenv("ARGON2_STOP") != NULL)
+        raise(SIGSTOP);
     /* libpam loads the module, and so libargon2, with RTLD_LOCAL: RTLD_NEXT cannot see
      * it, but the already-loaded library's own handle can. */
     void *library = dlopen("libargon2.so.1", RTLD_NOW | RTLD_NOLOAD);
