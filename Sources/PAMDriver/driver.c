@@ -206,7 +206,9 @@ static int usage(const char *program)
 {
     fprintf(stderr, "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] [--ignore-sigchld]\n"
                     "       [--conversation lines|none|fail|null-array|null-reply] [--reply-hex HEX]\n"
-                    "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] [--rhost HOST] OP...\n", program);
+                    "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] [--rhost HOST] OP...\n"
+                    "OP: auth acct chauthtok setcred open close, or wait (hold the session: print our pid,\n"
+                    "    then wait for SIGUSR1, as a host such as su holds its session until the shell exits)\n", program);
     return 64;
 }
 
@@ -266,6 +268,11 @@ int main(int argc, char **argv)
         return usage(argv[0]);
     if (ignore_sigchld)
         signal(SIGCHLD, SIG_IGN);
+    /* `wait` takes SIGUSR1 with sigwait(2): block it from the start, so none is lost. */
+    sigset_t release;
+    sigemptyset(&release);
+    sigaddset(&release, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &release, NULL);
     if (ids)
         report_ids();
     struct pam_conv conversation = { options.mode == NONE ? NULL : converse, &options };
@@ -291,6 +298,13 @@ int main(int argc, char **argv)
             code = pam_open_session(pamh, flags);
         else if (strcmp(argv[i], "close") == 0)
             code = pam_close_session(pamh, flags);
+        else if (strcmp(argv[i], "wait") == 0) {
+            printf("result wait: pid %d\n", (int)getpid());
+            fflush(stdout);
+            int signal_number = 0;
+            sigwait(&release, &signal_number);
+            continue;
+        }
         else {
             fprintf(stderr, "unknown operation %s\n", argv[i]);
             pam_end(pamh, PAM_SYSTEM_ERR);

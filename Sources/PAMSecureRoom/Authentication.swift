@@ -24,7 +24,16 @@ struct Authentication {
             return PAM_IGNORE
         }
         guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
+        if LocalPINAuthority.isAvailable {
+            // A session that died without closing is noticed here too (best effort: a
+            // broken session list must not stop a login).
+            do { try VaultSession(call: call).forgetEndedSessions(of: user) } catch {
+                call.debug("sessions of \(user): \(error)")
+            }
+        }
         var prompted = false
+        // The tally before this check, to tell the user at a success what happened since.
+        let before = LocalPINAuthority.isAvailable ? try? call.store.lockout(for: user) : nil
         let outcome: PINVerifier.Outcome
         do {
             outcome = try call.authority.check(user) {
@@ -42,6 +51,7 @@ struct Authentication {
         switch outcome {
         case .success(let vaultKey):
             call.debug("PIN accepted for \(user)")
+            if let before { try tellAboutEarlierFailures(of: user, before: before) }
             if LocalPINAuthority.isAvailable { try tellAboutAnErasedVault(of: user) }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
             if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
@@ -70,6 +80,15 @@ struct Authentication {
         return PAM_IGNORE
     }
 
+    /// After a right PIN: the failed attempts since the user's last login, and how many of
+    /// them keep counting for a year (not followed by this PIN within 5 minutes).
+    private func tellAboutEarlierFailures(of user: UserName, before: LockoutRecord) throws {
+        guard before.counted > 0 else { return }
+        let now = SystemClock().now().wallSeconds
+        let kept = try call.store.lockout(for: user).unforgiven(at: now) - before.unforgiven(at: now)
+        call.tell(Messages.failuresSinceLastLogin(before.counted, kept: kept, user: user))
+    }
+
     /// After a right PIN: if `wipe_after` erased the user's vault key since their last
     /// login, say so once (when, after how many attempts, how to restore it).
     private func tellAboutAnErasedVault(of user: UserName) throws {
@@ -78,25 +97,37 @@ struct Authentication {
         try Enrollment(store: call.store).acknowledgeVaultErasure(erasure, for: user)
     }
 
-    /// A user without a PIN (or an unknown account): PAM_IGNORE at once with `nopin=ignore`;
-    /// with `nopin=fail`, the same prompt and argon2 time as a real check, then failure.
-    /// `prompted`: the PIN was already asked for (and the time spent) before the user's
-    /// PIN turned out to be gone.
+    /// A user without a PIN (or an unknown account): PAM_IGNORE at once with `nopin=ignore`.
+    /// With `nopin=fail`, exactly what an enrolled user's wrong PIN gets: the prompt, the
+    /// argon2 run and writes, the messages, the count, the delays and the lockout, kept on
+    /// the name's decoy slot (`PINVerifier.verifyDecoy`), and PAM_AUTH_ERR (PAM_MAXTRIES
+    /// while locked). `prompted`: the PIN was asked for, and counted on the decoy, before
+    /// the user's PIN turned out to be gone. Without root the decoys are out of reach: one
+    /// argon2 run and a first failure's message.
     private func withoutPIN(_ user: UserName, known: Bool, prompted: Bool) throws -> Int32 {
         guard call.configuration.noPIN == .fail else {
             call.debug("\(user) has no PIN\(known ? "" : " (unknown account)"); ignoring")
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
         let verifier = PINVerifier(store: call.store)
-        if !prompted { try verifier.spendEquivalentTime(try obtainPIN(), user: user) }
-        // Say what a first wrong PIN of an enrolled user would say: no enumeration by message.
-        var firstFailure = LockoutRecord()
-        firstFailure.failures = 1
-        firstFailure.lastFailure = verifier.clock.now()
-        let status = call.configuration.lockout.status(of: firstFailure, at: verifier.clock.now())
-        call.tell(Messages.text(for: .incorrect(status)) ?? "Incorrect PIN.")
-        call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account")")
-        return known ? PAM_AUTH_ERR : PAM_USER_UNKNOWN
+        let outcome: PINVerifier.Outcome
+        if !LocalPINAuthority.isAvailable {
+            if !prompted { try verifier.spendEquivalentTime(try obtainPIN(), user: user) }
+            var firstFailure = LockoutRecord()
+            firstFailure.lastFailure = verifier.clock.now()
+            firstFailure.failedAt = [verifier.clock.now().wallSeconds]
+            outcome = .incorrect(call.configuration.lockout.status(of: firstFailure, at: verifier.clock.now()))
+        } else if prompted {
+            outcome = .incorrect(try verifier.decoyStatus(of: user))
+        } else if case let status = try verifier.decoyStatus(of: user), !status.allowsAttempt {
+            outcome = .locked(status)
+        } else {
+            outcome = try verifier.verifyDecoy(try obtainPIN(), for: user)
+        }
+        if let message = Messages.text(for: outcome) { call.tell(message) }
+        call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)")
+        if case .locked = outcome { return PAM_MAXTRIES }
+        return PAM_AUTH_ERR
     }
 
     /// The PIN from PAM_AUTHTOK (use_first_pass, try_first_pass) or from the conversation.

@@ -1,13 +1,17 @@
 import CSecureRoomPAM
+import Glibc
 import SecureRoomCore
 
 /// The `session` group and `setcred`: the vault's "lock on background".
 ///
 /// A successful `auth` left the unlocked vault key with the handle (`PAMHandle.stashVaultKey`).
 /// `setcred` (PAM_ESTABLISH_CRED) or `open_session`, whichever comes first, moves it into
-/// the user's kernel keyring for `vault_timeout=`. Sessions are counted (as root) so the
-/// last `close_session` of a user removes the key. A session opened without the PIN
-/// (sshd with a key, autologin) unlocks nothing; the user is told how to unlock.
+/// the user's kernel keyring for `vault_timeout=`. Sessions are counted (as root) by the
+/// process that holds each one, so the last to end removes the key — at its
+/// `close_session`, or, for a session whose process died without one, at the next open,
+/// close or PIN check of the user, or when the user's vault tool next looks
+/// (`SessionCounter`). A session opened without the PIN (sshd with a key, autologin)
+/// unlocks nothing; the user is told how to unlock.
 struct VaultSession {
     /// The call being served.
     let call: ModuleCall
@@ -32,7 +36,7 @@ struct VaultSession {
             let unlocked = try unlockStashedKey(for: user)
             guard LocalPINAuthority.isAvailable else { return unlocked ? PAM_SUCCESS : PAM_IGNORE }
             guard let credential = try call.store.credential(for: user) else { return PAM_IGNORE }
-            let sessions = try SessionCounter(path: call.configuration.sessionDirectory).open(for: user)
+            let sessions = try SessionCounter(path: call.configuration.sessionDirectory).open(for: user, by: try host())
             call.debug("session \(sessions) opened for \(user)")
             if !unlocked, credential.vaultKey != nil, try keyring(of: user)?.load() == nil {
                 if !call.isSilent { call.pam.info("Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it.") }
@@ -49,7 +53,7 @@ struct VaultSession {
         let user = try UserName(try call.pam.user())
         do {
             guard try call.store.credential(for: user) != nil else { return PAM_IGNORE }
-            let left = try SessionCounter(path: call.configuration.sessionDirectory).close(for: user)
+            let left = try SessionCounter(path: call.configuration.sessionDirectory).close(for: user, by: try host())
             call.debug("session closed for \(user), \(left) still open")
             if left == 0, try keyring(of: user)?.remove() == true {
                 call.pam.log(LOG_INFO, "vault locked for \(user) (last session closed)")
@@ -60,12 +64,32 @@ struct VaultSession {
         }
     }
 
-    /// Moves a key stashed by `auth` into the keyring; false if there was none.
+    /// At a PIN check (as root): sessions of the user whose process died without
+    /// `close_session` are forgotten, and if none is left, a key a session put in the
+    /// keyring is removed.
+    func forgetEndedSessions(of user: UserName) throws {
+        guard try SessionCounter(path: call.configuration.sessionDirectory).prune(for: user) == 0,
+              let keyring = keyring(of: user), try keyring.isSessionBound(), try keyring.remove()
+        else { return }
+        call.pam.log(LOG_INFO, "vault locked for \(user) (its last session ended without closing)")
+    }
+
+    /// The process holding this session: the PAM host (login, su, sshd's session process).
+    private func host() throws -> ProcessIdentity {
+        guard let process = ProcessIdentity.current() else {
+            throw SecureRoomError.system(operation: "reading /proc/self/stat", path: "", errno: ENOENT)
+        }
+        return process
+    }
+
+    /// Moves a key stashed by `auth` into the keyring; false if there was none. As root
+    /// the key is bound to the user's sessions (it locks when the last ends); a caller
+    /// without root (a screen locker) counts no sessions, and its key has only its timeout.
     private func unlockStashedKey(for user: UserName) throws -> Bool {
         guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(of: user) else { return false }
         let timeout = call.configuration.vaultTimeout
-        try keyring.store(vaultKey, timeout: timeout)
+        try keyring.store(vaultKey, timeout: timeout, sessionBound: LocalPINAuthority.isAvailable)
         call.pam.log(LOG_INFO, "vault unlocked for \(user) (\(DurationText.spoken(timeout)))")
         return true
     }

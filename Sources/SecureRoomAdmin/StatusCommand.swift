@@ -9,10 +9,14 @@ struct StatusCommand: ParsableCommand {
         abstract: "Show enrolment, failures and lockout for one user or all enrolled users.",
         discussion: """
         JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
-        or "none"), failures, locked_until (ISO 8601 UTC when a delay is running, else \
-        null), disabled, last_success and last_failure (ISO 8601 UTC or null), and vault \
-        ("pin": the PIN opens a vault; "recovery-only": only the recovery key can; \
-        "none"). For one user it is an object; without USER, an array of enrolled users.
+        or "none"), failures (what counts toward deny: the current run, pending \
+        attempts, and the past year's failures no right PIN forgave), locked_until (ISO \
+        8601 UTC when a delay is running, else null), disabled, last_success and \
+        last_failure (ISO 8601 UTC or null), vault ("pin": the PIN opens a vault; \
+        "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
+        parameters) with argon2_below_policy (true when they differ from the configured \
+        ones: the record is re-derived at the user's next successful PIN login). For one \
+        user it is an object; without USER, an array of enrolled users.
         """)
 
     @Argument(help: "The account (default: every enrolled user).")
@@ -32,7 +36,7 @@ struct StatusCommand: ParsableCommand {
                 let credential = try store.credential(for: user)
                 // The recovery record matters only when the PIN holds no vault key.
                 return UserStatus(user: user, credential: credential,
-                                  tally: try store.lockout(for: user), policy: store.configuration.lockout, now: now,
+                                  tally: try store.lockout(for: user), configuration: store.configuration, now: now,
                                   hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil)
             }
             if json {
@@ -57,15 +61,22 @@ struct UserStatus {
     let lastSuccess: Int64?
     let lastFailure: Int64?
     let vault: String
+    /// The record's argon2 parameters ("m=65536,t=3,p=2"), nil without a PIN.
+    let argon2: String?
+    /// Whether they differ from the configured ones (re-derived at the next PIN login).
+    let belowPolicy: Bool
 
-    init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, policy: LockoutPolicy, now: Instant,
+    init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
          hasRecovery: Bool) {
         self.user = user
         vault = credential?.vaultKey != nil ? "pin" : hasRecovery ? "recovery-only" : "none"
         enrolled = credential != nil
-        failures = tally.counted
+        let policy = configuration.lockout
+        failures = policy.status(of: tally, at: now).failures
         lastSuccess = tally.lastSuccess
-        lastFailure = tally.attemptInstants.map(\.wallSeconds).max()
+        lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
+        argon2 = credential.map { "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)" }
+        belowPolicy = credential.map { $0.parameters != configuration.kdf } ?? false
         switch credential.map({ _ in policy.status(of: tally, at: now) }) {
         case nil: (state, lockedUntil) = ("none", nil)
         case .open?: (state, lockedUntil) = ("open", nil)
@@ -74,23 +85,25 @@ struct UserStatus {
         }
     }
 
-    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT"])
+    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT", "ARGON2"])
 
     var tableRow: String {
         Self.pad([user.rawValue, enrolled ? "yes" : "no", String(failures), state,
                   lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
-                  lastFailure.map(ISO8601.utc) ?? "-", vault])
+                  lastFailure.map(ISO8601.utc) ?? "-", vault,
+                  argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
     }
 
     var json: String {
         func time(_ value: Int64?) -> String { value.map { "\"\(ISO8601.utc($0))\"" } ?? "null" }
         return "{\"user\":\"\(user.rawValue)\",\"enrolled\":\(enrolled),\"state\":\"\(state)\","
             + "\"failures\":\(failures),\"locked_until\":\(time(lockedUntil)),\"disabled\":\(state == "disabled"),"
-            + "\"last_success\":\(time(lastSuccess)),\"last_failure\":\(time(lastFailure)),\"vault\":\"\(vault)\"}"
+            + "\"last_success\":\(time(lastSuccess)),\"last_failure\":\(time(lastFailure)),\"vault\":\"\(vault)\","
+            + "\"argon2\":\(argon2.map { "\"\($0)\"" } ?? "null"),\"argon2_below_policy\":\(belowPolicy)}"
     }
 
     private static func pad(_ columns: [String]) -> String {
-        let widths = [16, 4, 9, 9, 21, 21, 21, 13]
+        let widths = [16, 4, 9, 9, 21, 21, 21, 14, 8]
         return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
             .joined().trimmingTrailingSpaces()
     }

@@ -98,9 +98,7 @@ public struct Enrollment {
     public func resetLockout(for user: UserName) throws {
         try store.withExclusiveLock(for: user) {
             var tally = try store.lockout(for: user)
-            tally.failures = 0
-            tally.seenGuesses = []
-            tally.pending = []
+            tally.clear()
             try store.write(tally, for: user)
         }
     }

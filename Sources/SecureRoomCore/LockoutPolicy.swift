@@ -18,11 +18,12 @@ public struct LockoutPolicy: Equatable, Sendable {
     /// The accepted range for `deny`.
     public static let denyRange = 1...LockoutRecord.maximumSeenGuesses
 
-    /// iOS's schedule: attempts 1–4 free, then 1 min, 5 min, 15 min, 15 min, 1 h;
-    /// disabled at 10 (NIST SP 800-63B's limit for activation secrets).
-    public static let defaults = LockoutPolicy(validDeny: 10, schedule: [
+    /// iOS's schedule, one attempt shorter: attempts 1–4 free, then 1 min, 5 min, 15 min,
+    /// 1 h; disabled at 9, where the built-in blocklist keeps an attacker who tries the
+    /// most common allowed PINs under 1% of accounts (docs/SECURITY.md §1.1).
+    public static let defaults = LockoutPolicy(validDeny: 9, schedule: [
         Step(failures: 5, delay: 60), Step(failures: 6, delay: 300),
-        Step(failures: 7, delay: 900), Step(failures: 9, delay: 3600),
+        Step(failures: 7, delay: 900), Step(failures: 8, delay: 3600),
     ])
 
     /// Creates a policy; throws if `deny` or the schedule is out of order or range.
@@ -50,26 +51,29 @@ public struct LockoutPolicy: Equatable, Sendable {
     }
 
     /// Where a tally stands at `now`.
-    /// Pending attempts (counted, outcome not yet recorded) count as failures, and the
-    /// delay runs from the latest counted attempt.
+    /// The delays follow the current run (its failures and pending attempts, which count
+    /// as failures) and run from its latest counted attempt; `deny` counts the run plus
+    /// the failures of the past year that no success forgave (LockoutRecord).
     public func status(of record: LockoutRecord, at now: Instant) -> LockoutStatus {
-        let failures = record.counted
+        let run = record.counted
+        let failures = run + record.unforgiven(at: now.wallSeconds)
         if failures >= deny { return .disabled(failures: failures) }
-        let wait = delay(afterFailures: failures)
+        let wait = delay(afterFailures: run)
         if wait > 0 {
             let remaining = record.attemptInstants.map { wait - now.seconds(since: $0) }.max() ?? 0
             if remaining > 0 { return .delayed(seconds: remaining, failures: failures) }
         }
-        return .open(failures: failures, untilDelay: nextDelay(after: failures),
+        return .open(failures: failures, untilDelay: nextDelay(after: run, left: deny - failures),
                      untilDisabled: deny - failures)
     }
 
-    /// Attempts left before the next longer delay starts, and that delay (nil if none before `deny`).
-    private func nextDelay(after failures: Int) -> NextDelay? {
-        guard let next = schedule.first(where: { $0.failures > failures && $0.failures < deny && $0.delay > 0 }),
-              next.delay > delay(afterFailures: failures)
+    /// Attempts left before the next longer delay starts, and that delay (nil if none
+    /// comes before the `left` attempts that disable the PIN).
+    private func nextDelay(after run: Int, left: Int) -> NextDelay? {
+        guard let next = schedule.first(where: { $0.failures > run && $0.failures - run < left && $0.delay > 0 }),
+              next.delay > delay(afterFailures: run)
         else { return nil }
-        return NextDelay(attempts: next.failures - failures, delay: next.delay)
+        return NextDelay(attempts: next.failures - run, delay: next.delay)
     }
 
     /// Parses a schedule: comma-separated `FAILURES:DELAY`, DELAY in seconds or with an

@@ -8,6 +8,11 @@
 /// process can hold the lock for longer than a few file writes.
 /// `seenGuesses` holds tags of the wrong PINs in the current run (derived from their
 /// argon2 output, so no cheaper to search than the credential itself).
+///
+/// A success forgives the run's failures made in the `forgivenWindow` before it (the
+/// user's own typos); the others become `unforgiven` and keep counting toward `deny` for
+/// a year, so an attacker's guesses between two of the user's logins add up instead of
+/// starting again at each login (docs/SECURITY.md §1.1).
 public struct LockoutRecord: Equatable, Sendable {
     /// The record's first line; version 1 records (HMAC tags under the pepper) are still
     /// read, without their tags.
@@ -29,8 +34,18 @@ public struct LockoutRecord: Equatable, Sendable {
         public static let idLength = 8
     }
 
-    /// Consecutive failures since the last success or reset, resolved ones only.
-    public var failures: Int = 0
+    /// How long before a success its run's failures are forgiven: 5 minutes.
+    public static let forgivenWindow: Int64 = 300
+    /// How long an unforgiven failure counts: 365 days.
+    public static let unforgivenLifetime: Int64 = 365 * 86_400
+
+    /// When each failure of the current run was counted (wall clock), oldest first: the
+    /// consecutive failures since the last success or reset, resolved ones only.
+    public var failedAt: [Int64] = []
+    /// How many failures the current run has (the record's `failures` line).
+    public var failures: Int { failedAt.count }
+    /// Failures of earlier runs that their success did not forgive (wall clock).
+    public var unforgiven: [Int64] = []
     /// When the latest resolved failure was counted.
     public var lastFailure: Instant?
     /// When the latest successful authentication happened.
@@ -43,8 +58,64 @@ public struct LockoutRecord: Equatable, Sendable {
     /// An empty tally.
     public init() {}
 
-    /// Failures plus pending attempts: what the lockout policy counts.
+    /// Failures plus pending attempts: the current run, which the delays follow.
     public var counted: Int { failures + pending.count }
+
+    /// The unforgiven failures that still count at `wallSeconds`.
+    public func unforgiven(at wallSeconds: Int64) -> Int {
+        unforgiven.filter { wallSeconds - $0 < Self.unforgivenLifetime }.count
+    }
+
+    /// Step 1 of a check: counts `attempt` as pending, or returns the status that refuses
+    /// it (delayed or disabled) and changes nothing.
+    public mutating func admit(_ attempt: PendingAttempt, under policy: LockoutPolicy, at now: Instant) -> LockoutStatus? {
+        let before = policy.status(of: self, at: now)
+        guard before.allowsAttempt else { return before }
+        pending.append(attempt)
+        return nil
+    }
+
+    /// Step 3 begins here: removes `attempt` from the pending ones; false if it was no
+    /// longer there (a reset or a success took it while argon2 ran).
+    public mutating func resolve(_ attempt: PendingAttempt) -> Bool {
+        let index = pending.firstIndex { $0.id == attempt.id }
+        if let index { pending.remove(at: index) }
+        return index != nil
+    }
+
+    /// Counts `attempt`, already resolved, as a wrong guess with `tag`; false (and nothing
+    /// counted) if the same guess is already in this run.
+    public mutating func recordWrongGuess(_ attempt: PendingAttempt, tag: [UInt8]) -> Bool {
+        guard !seenGuesses.contains(tag) else { return false }
+        failedAt.append(attempt.counted.wallSeconds)
+        lastFailure = attempt.counted
+        seenGuesses.append(tag)
+        return true
+    }
+
+    /// Records a success at `now`: the run ends; its failures and other pending attempts
+    /// counted within `forgivenWindow` before `now` are forgiven, the rest stay counted
+    /// (`unforgiven`) for a year. Returns how many were forgiven and how many were not.
+    @discardableResult
+    public mutating func recordSuccess(at now: Int64) -> (forgiven: Int, unforgiven: Int) {
+        let run = failedAt + pending.map(\.counted.wallSeconds)
+        let kept = run.filter { now - $0 > Self.forgivenWindow }
+        unforgiven = Array((unforgiven.filter { now - $0 < Self.unforgivenLifetime } + kept)
+            .suffix(Self.maximumSeenGuesses))
+        failedAt = []
+        pending = []
+        seenGuesses = []
+        lastSuccess = now
+        return (run.count - kept.count, kept.count)
+    }
+
+    /// An administrator's reset, or a successful password (`authsucc`): nothing counts.
+    public mutating func clear() {
+        failedAt = []
+        pending = []
+        seenGuesses = []
+        unforgiven = []
+    }
 
     /// The instants from which delays run: the latest failure and every pending attempt.
     public var attemptInstants: [Instant] { (lastFailure.map { [$0] } ?? []) + pending.map(\.counted) }
@@ -53,9 +124,9 @@ public struct LockoutRecord: Equatable, Sendable {
     public init(parsing bytes: [UInt8], path: String) throws {
         let version1 = bytes.starts(with: Array((Self.headerVersion1 + "\n").utf8))
         let text = try RecordText(parsing: bytes, header: version1 ? Self.headerVersion1 : Self.header,
-                                  keys: ["failures", "last-failure", "last-success", "pending", "seen"],
-                                  repeatable: ["pending", "seen"], path: path)
-        failures = try text.number("failures", in: 0...1_000_000)
+                                  keys: ["failures", "last-failure", "last-success", "pending", "seen", "failed-at", "unforgiven"],
+                                  repeatable: ["pending", "seen", "failed-at", "unforgiven"], path: path)
+        let failures: Int = try text.number("failures", in: 0...1_000_000)
         if let value = text.fields["last-failure"]?.first {
             lastFailure = try Self.instant(value, path: path, field: "last-failure")
         }
@@ -70,8 +141,27 @@ public struct LockoutRecord: Equatable, Sendable {
         guard tags.count <= Self.maximumSeenGuesses, attempts.count <= Self.maximumSeenGuesses else {
             throw SecureRoomError.corruptRecord(path: path, reason: "too many seen or pending entries")
         }
-        guard !version1 || attempts.isEmpty else {
-            throw SecureRoomError.corruptRecord(path: path, reason: "pending entries in a version 1 record")
+        guard !version1 || (attempts.isEmpty && text.fields["failed-at"] == nil && text.fields["unforgiven"] == nil) else {
+            throw SecureRoomError.corruptRecord(path: path, reason: "version 2 entries in a version 1 record")
+        }
+        func times(_ key: String) throws -> [Int64] {
+            let values = text.fields[key] ?? []
+            guard values.count <= Self.maximumSeenGuesses else {
+                throw SecureRoomError.corruptRecord(path: path, reason: "too many \(key) entries")
+            }
+            return try values.map { value in
+                guard let wall = RecordText.decimal(value, as: Int64.self) else {
+                    throw SecureRoomError.corruptRecord(path: path, reason: "malformed \(key)")
+                }
+                return wall
+            }
+        }
+        unforgiven = try times("unforgiven")
+        // Version 1 kept no times per failure: each counts as made at the last failure.
+        failedAt = version1 ? Array(repeating: lastFailure?.wallSeconds ?? 0, count: min(failures, Self.maximumSeenGuesses))
+                            : try times("failed-at")
+        guard version1 || failedAt.count == failures else {
+            throw SecureRoomError.corruptRecord(path: path, reason: "failed-at entries do not match failures")
         }
         pending = try attempts.map { line in
             let parts = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
@@ -113,6 +203,8 @@ public struct LockoutRecord: Equatable, Sendable {
         var pairs: [(String, String)] = [("failures", String(failures))]
         if let last = lastFailure { pairs.append(("last-failure", Self.render(last))) }
         if let success = lastSuccess { pairs.append(("last-success", String(success))) }
+        for wall in failedAt.suffix(Self.maximumSeenGuesses) { pairs.append(("failed-at", String(wall))) }
+        for wall in unforgiven.suffix(Self.maximumSeenGuesses) { pairs.append(("unforgiven", String(wall))) }
         for attempt in pending.suffix(Self.maximumSeenGuesses) {
             pairs.append(("pending", Hex.encode(attempt.id) + " " + Self.render(attempt.counted)))
         }

@@ -44,6 +44,16 @@ public enum Messages {
         }
     }
 
+    /// Told at a successful login after failed attempts: how many, and how many keep
+    /// counting for a year because no right PIN followed them within 5 minutes.
+    public static func failuresSinceLastLogin(_ count: Int, kept: Int, user: UserName) -> String {
+        let text = "\(count == 1 ? "1 failed PIN attempt" : "\(count) failed PIN attempts") since your last login."
+        guard kept > 0 else { return text }
+        return text + " \(kept == count ? (count == 1 ? "It was" : "They were") : "\(kept) of them were") not followed by your "
+            + "PIN within 5 minutes and count against it for a year; logging in with your password, "
+            + "or 'secureroom reset \(user.rawValue)' by an administrator, clears them."
+    }
+
     /// Told at the first successful login after `wipe_after` erased the vault key.
     public static func vaultErased(_ erasure: CredentialRecord.VaultErasure, user: UserName) -> String {
         "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN attempts. "

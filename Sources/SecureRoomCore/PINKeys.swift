@@ -37,6 +37,16 @@ public enum PINKeys {
         expand(master, info: "secureroom/1 guess", count: guessTagLength).withUnsafeBytes { Array($0) }
     }
 
+    /// The decoy of a user without a PIN, or of an unknown name (`nopin=fail`): its slot
+    /// (one of 256) and the salt its argon2 runs use, from
+    /// HMAC-SHA256(key = pepper, "secureroom/1 decoy" || 0 || NAME): the first byte and the
+    /// next 16. Keyed, so nobody without the pepper can tell which names share a slot.
+    public static func decoy(for user: UserName, pepper: Pepper) -> (slot: UInt8, salt: [UInt8]) {
+        let key = pepper.bytes.withUnsafeBytes { SymmetricKey(data: $0) }
+        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array("secureroom/1 decoy\0\(user.rawValue)".utf8), using: key))
+        return (mac[0], Array(mac[1...Argon2id.saltLength]))
+    }
+
     private static func expand(_ master: SecretBytes, info: String, count: Int) -> SecretBytes {
         SealedKeys.derive(master, info: info).withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }

@@ -8,7 +8,8 @@
 ///    disabled; otherwise count the attempt as pending and fsync it;
 /// 2. without a lock: run argon2 once;
 /// 3. under the lock: resolve the pending attempt against the records as they are now.
-///    Right PIN: clear the tally and unwrap the vault key. Wrong PIN already counted in
+///    Right PIN: end the run (its failures of the last 5 minutes are forgiven, older ones
+///    keep counting for a year: `LockoutRecord.recordSuccess`) and unwrap the vault key. Wrong PIN already counted in
 ///    this run (same guess tag): drop the attempt, not counted again. Otherwise count a
 ///    failure, remember its tag, and erase the vault key once `wipe_after` is reached.
 /// A process killed or stopped between 1 and 3 leaves its attempt counted: never a free
@@ -71,17 +72,13 @@ public struct PINVerifier {
                        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)? = nil) throws -> Outcome {
         let pepper = try store.pepper()
         let policy = store.configuration.lockout
-        let attempt = LockoutRecord.PendingAttempt(
-            id: try SecretBytes.random(count: LockoutRecord.PendingAttempt.idLength).withUnsafeBytes { Array($0) },
-            counted: clock.now())
+        let attempt = try newAttempt()
 
         // Step 1: count the attempt.
         let counting: Counting = try store.withExclusiveLock(for: user) {
             guard let credential = try store.credential(for: user) else { return .notEnrolled }
             var tally = try store.lockout(for: user)
-            let before = policy.status(of: tally, at: clock.now())
-            guard before.allowsAttempt else { return .locked(before) }
-            tally.pending.append(attempt)
+            if let refusal = tally.admit(attempt, under: policy, at: clock.now()) { return .locked(refusal) }
             try store.write(tally, for: user)
             return .counted(credential)
         }
@@ -105,8 +102,7 @@ public struct PINVerifier {
         // Step 3: resolve the attempt against the records as they are now.
         let outcome: Outcome = try store.withExclusiveLock(for: user) {
             var tally = try store.lockout(for: user)
-            let wasPending = tally.pending.contains { $0.id == attempt.id }
-            tally.pending.removeAll { $0.id == attempt.id }
+            let wasPending = tally.resolve(attempt)
             guard var current = try store.credential(for: user), current.isSamePIN(as: credential) else {
                 // The PIN was set or removed by an administrator meanwhile: this check
                 // was against a PIN that no longer exists, and counts nothing.
@@ -115,10 +111,7 @@ public struct PINVerifier {
                     ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
             }
             if matches {
-                tally.failures = 0
-                tally.seenGuesses = []
-                tally.pending = []
-                tally.lastSuccess = clock.now().wallSeconds
+                tally.recordSuccess(at: clock.now().wallSeconds)
                 try store.write(tally, for: user)
                 if let whileLocked {
                     let before = current
@@ -131,14 +124,10 @@ public struct PINVerifier {
                 // A reset or a success removed this attempt while argon2 ran: it counts nothing.
                 return .incorrect(policy.status(of: tally, at: clock.now()))
             }
-            let tag = PINKeys.guessTag(master: master)
-            if tally.seenGuesses.contains(tag) {
+            guard tally.recordWrongGuess(attempt, tag: PINKeys.guessTag(master: master)) else {
                 try store.write(tally, for: user)
                 return .repeatedIncorrect(policy.status(of: tally, at: clock.now()))
             }
-            tally.failures += 1
-            tally.lastFailure = attempt.counted
-            tally.seenGuesses.append(tag)
             try store.write(tally, for: user)
             let status = policy.status(of: tally, at: clock.now())
             if let limit = store.configuration.wipeAfter, tally.failures >= limit, current.vaultKey != nil {
@@ -166,19 +155,61 @@ public struct PINVerifier {
         try Enrollment(store: store, clock: clock).rederive(pin, for: user, replacing: credential, vaultKey: vaultKey)
     }
 
-    /// Runs argon2 with the configured parameters on a random salt and a random pepper,
-    /// between two decoy tally writes, so a user without a PIN (or an unknown user) costs
-    /// the same time as a wrong PIN. The writes are skipped where the state is out of
-    /// reach, so an unprivileged caller can do it too.
+    /// A check for a user without a PIN, or an unknown name (`nopin=fail`): the same three
+    /// steps, the same two durable writes and argon2 run, and the same answers — counts,
+    /// delays, repeats, lockout — as a wrong PIN of an enrolled user, kept on the decoy slot
+    /// the name hashes to (`TallyFile.decoy`), so that who has a PIN cannot be told from
+    /// outside and no file is made per name tried. It never succeeds.
+    public func verifyDecoy(_ pin: SecretBytes, for user: UserName) throws -> Outcome {
+        let pepper = try store.pepper()
+        let policy = store.configuration.lockout
+        let (slot, salt) = PINKeys.decoy(for: user, pepper: pepper)
+        let file = TallyFile.decoy(slot)
+        let attempt = try newAttempt()
+        let refusal: LockoutStatus? = try store.withExclusiveLock(on: file) {
+            var tally = try store.lockout(at: file)
+            if let refusal = tally.admit(attempt, under: policy, at: clock.now()) { return refusal }
+            try store.write(tally, at: file)
+            return nil
+        }
+        if let refusal { return .locked(refusal) }
+        argon2Observer?()
+        let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: store.configuration.kdf)
+        return try store.withExclusiveLock(on: file) {
+            var tally = try store.lockout(at: file)
+            guard tally.resolve(attempt) else { return .incorrect(policy.status(of: tally, at: clock.now())) }
+            let counted = tally.recordWrongGuess(attempt, tag: PINKeys.guessTag(master: master))
+            try store.write(tally, at: file)
+            let status = policy.status(of: tally, at: clock.now())
+            return counted ? .incorrect(status) : .repeatedIncorrect(status)
+        }
+    }
+
+    /// Where the decoy of `user` stands (`verifyDecoy`), read without a lock.
+    public func decoyStatus(of user: UserName) throws -> LockoutStatus {
+        let file = TallyFile.decoy(PINKeys.decoy(for: user, pepper: try store.pepper()).slot)
+        return store.configuration.lockout.status(of: try store.lockout(at: file), at: clock.now())
+    }
+
+    /// Spends what a wrong PIN costs, for a user without a PIN: the decoy check where the
+    /// state can be read (as root), else one argon2 run with the configured parameters on
+    /// a random salt and pepper (a caller without the state, whose real checks go through
+    /// secureroom-helper, has no writes to match).
     public func spendEquivalentTime(_ pin: SecretBytes, user: UserName) throws {
-        // The same writes as a counted wrong PIN: one before argon2, one after. Best effort:
-        // a caller without access to the state (the module without root) has no writes to
-        // match, since its real checks go through the helper.
-        try? store.writeDecoyTally()
+        if (try? store.pepper()) != nil {
+            _ = try verifyDecoy(pin, for: user)
+            return
+        }
         argon2Observer?()
         _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
                                parameters: store.configuration.kdf)
-        try? store.writeDecoyTally()
+    }
+
+    /// A new pending attempt, counted now.
+    private func newAttempt() throws -> LockoutRecord.PendingAttempt {
+        LockoutRecord.PendingAttempt(
+            id: try SecretBytes.random(count: LockoutRecord.PendingAttempt.idLength).withUnsafeBytes { Array($0) },
+            counted: clock.now())
     }
 }
 

@@ -78,8 +78,8 @@ public final class ProtectedDirectory {
     ///
     /// Refuses symlinks, non-regular files (FIFOs are opened non-blocking, so they cannot
     /// hang a login), hard-linked files, files not owned by the owner, files any other
-    /// user can read or write, and files larger than `limit`.
-    public func read(_ name: String, limit: Int) throws -> [UInt8]? {
+    /// user can write (or, unless `othersMayRead`, read), and files larger than `limit`.
+    public func read(_ name: String, limit: Int, othersMayRead: Bool = false) throws -> [UInt8]? {
         let display = path + "/" + name
         let file: FileDescriptor
         do {
@@ -93,7 +93,7 @@ public final class ProtectedDirectory {
         let info = try file.status()
         guard sr_s_isreg(info.st_mode) != 0 else { throw SecureRoomError.insecure(path: display, reason: "not a regular file") }
         guard info.st_uid == owner else { throw SecureRoomError.insecure(path: display, reason: "not owned by root") }
-        guard info.st_mode & 0o077 == 0 else {
+        guard info.st_mode & (othersMayRead ? 0o022 : 0o077) == 0 else {
             throw SecureRoomError.insecure(path: display, reason: "accessible by group or others (mode \(Self.octal(info.st_mode)))")
         }
         // 0 links: the file was replaced by rename after we opened it — a whole, older
@@ -114,15 +114,20 @@ public final class ProtectedDirectory {
     /// killed writer is removed first, so crashes (or a caller's RLIMIT_FSIZE) can leave at
     /// most one stray file per record. Callers serialise writers of a record (the per-user
     /// lock); two unserialised writers make one of them fail, never mix.
-    public func writeAtomically(_ name: String, contents: [UInt8]) throws {
+    /// `mode` is 0600 for every record but what users' own tools read (0644: `sessions=`).
+    public func writeAtomically(_ name: String, contents: [UInt8], mode: mode_t = 0o600) throws {
         let temporary = ".\(name).tmp"
         if unlinkat(descriptor.rawValue, temporary, 0) != 0 && errno != ENOENT {
             throw SecureRoomError.system(operation: "unlink", path: path + "/" + temporary, errno: errno)
         }
         let file = try FileDescriptor.open(temporary, in: descriptor,
-                                           flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600,
+                                           flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode,
                                            displayPath: path + "/" + temporary)
         do {
+            // The umask may have taken bits away from `mode`, never added any.
+            if mode != 0o600 && fchmod(file.rawValue, mode) != 0 {
+                throw SecureRoomError.system(operation: "chmod", path: file.path, errno: errno)
+            }
             try file.writeAll(contents)
             try file.synchronize()
             guard renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) == 0 else {
@@ -161,6 +166,16 @@ public final class ProtectedDirectory {
         }
         try file.lockExclusively(waitingAtMost: Self.lockPatience)
         return file
+    }
+
+    /// Makes the directory readable and searchable by everyone (0755), for records users'
+    /// own tools read; it stays writable by its owner only.
+    public func allowReading() throws {
+        let info = try descriptor.status()
+        guard info.st_mode & 0o7777 != 0o755 else { return }
+        guard fchmod(descriptor.rawValue, 0o755) == 0 else {
+            throw SecureRoomError.system(operation: "chmod", path: path, errno: errno)
+        }
     }
 
     /// Names of the entries in the directory (excluding dot files).

@@ -1,12 +1,24 @@
 import Glibc
 
-/// How many PAM sessions each user has open, so that only the last one to close locks the
-/// vault (pam_fscrypt's rule). Kept under `sessions=` (default /run/secureroom, root 0700):
-/// it is forgotten at reboot, exactly when the keyring is.
+/// The PAM sessions each user has open, each held by a live process, so that the last one
+/// to end locks the vault (pam_fscrypt's rule), including a session whose process died
+/// without `close_session` (a `su` killed with SIGKILL): a session counts while its
+/// process runs, not until someone calls close (docs/FORMAT.md §8). Kept under
+/// `sessions=` (default /run/secureroom): it is forgotten at reboot, exactly when the
+/// keyring is.
 ///
-///     /run/secureroom/NAME.sessions   0600   "N\n"
-///     /run/secureroom/NAME.lock       0600   flock'd while the count changes
+///     /run/secureroom/              root 0755
+///       NAME.sessions   0644   SECUREROOM-SESSIONS/1, one `session: PID START` per session
+///       NAME.lock       0600   flock'd while the list changes
+///
+/// Readable by everyone (it holds pids, as /proc does) so that the user's own vault tool
+/// can tell that no session is left; written by root only.
 public struct SessionCounter {
+    /// The file's first line.
+    static let header = "SECUREROOM-SESSIONS/1"
+    /// Largest file accepted (far more sessions than one user opens).
+    static let maximumSize = 16384
+
     /// The counting directory.
     public let path: String
     private let owner: uid_t
@@ -17,32 +29,64 @@ public struct SessionCounter {
         self.owner = owner
     }
 
-    /// Adds one open session for `user`; returns the new count.
+    /// Adds the session `process` holds for `user`; returns how many are alive.
     @discardableResult
-    public func open(for user: UserName) throws -> Int { try adjust(user, by: 1) }
+    public func open(for user: UserName, by process: ProcessIdentity) throws -> Int {
+        try update(user) { $0.append(process) }
+    }
 
-    /// Ends one session for `user`; returns how many are still open (0: the last closed).
-    /// An unknown count (after a reboot, or a session opened before SecureRoom) is 0.
+    /// Ends the session `process` holds for `user`, if it holds one; returns how many are
+    /// alive (0: the last one ended).
     @discardableResult
-    public func close(for user: UserName) throws -> Int { try adjust(user, by: -1) }
+    public func close(for user: UserName, by process: ProcessIdentity) throws -> Int {
+        try update(user) { sessions in sessions.removeAll { $0 == process } }
+    }
 
-    private func adjust(_ user: UserName, by change: Int) throws -> Int {
+    /// Forgets the sessions whose process is gone; returns how many are alive.
+    @discardableResult
+    public func prune(for user: UserName) throws -> Int { try update(user) { _ in } }
+
+    /// How many of `user`'s sessions are alive, read without changing anything (the user's
+    /// own tools, which cannot write here); nil if the list cannot be read or trusted.
+    public func liveSessions(of user: UserName) -> Int? {
+        guard let directory = try? ProtectedDirectory.open(path, owner: owner) else { return nil }
+        guard let bytes = try? directory.read(fileName(user), limit: Self.maximumSize, othersMayRead: true) else { return nil }
+        return Self.parse(bytes).filter(\.isAlive).count
+    }
+
+    private func fileName(_ user: UserName) -> String { "\(user.rawValue).sessions" }
+
+    /// Changes the list under the user's lock: dead sessions are dropped first, then
+    /// `change` runs; the list is written (or removed when empty) and its size returned.
+    private func update(_ user: UserName, _ change: (inout [ProcessIdentity]) -> Void) throws -> Int {
         let directory = try ProtectedDirectory.open(path, create: true, owner: owner)
+        try directory.allowReading()
         let lock = try directory.lock("\(user.rawValue).lock")
         defer { withExtendedLifetime(lock) {} }
-        let name = "\(user.rawValue).sessions"
-        var count = 0
-        if let bytes = try directory.read(name, limit: 32) {
-            guard bytes.last == 0x0a, let value = RecordText.decimal(Substring(decoding: bytes.dropLast(), as: UTF8.self), as: Int.self)
-            else { throw SecureRoomError.corruptRecord(path: directory.path + "/" + name, reason: "not a session count") }
-            count = value
-        }
-        count = max(0, count + change)
-        if count == 0 {
+        let name = fileName(user)
+        let before = try directory.read(name, limit: Self.maximumSize, othersMayRead: true).map(Self.parse) ?? []
+        var sessions = before.filter(\.isAlive)
+        change(&sessions)
+        if sessions.isEmpty {
             try directory.remove(name)
-        } else {
-            try directory.writeAtomically(name, contents: Array("\(count)\n".utf8))
+        } else if sessions != before {
+            let lines = sessions.map { ("session", "\($0.pid) \($0.start)") }
+            try directory.writeAtomically(name, contents: RecordText.render(header: Self.header, lines), mode: 0o644)
         }
-        return count
+        return sessions.count
+    }
+
+    /// The sessions a file lists. A file of another form (the count an earlier version
+    /// kept, or damage) lists none: it only ever decides when a vault locks early.
+    static func parse(_ bytes: [UInt8]) -> [ProcessIdentity] {
+        guard let text = try? RecordText(parsing: bytes, header: header, keys: ["session"], repeatable: ["session"],
+                                         path: "sessions")
+        else { return [] }
+        return (text.fields["session"] ?? []).compactMap { line in
+            let parts = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard parts.count == 2, let pid = RecordText.decimal(parts[0], as: Int32.self),
+                  let start = RecordText.decimal(parts[1], as: UInt64.self) else { return nil }
+            return ProcessIdentity(pid: pid, start: start)
+        }
     }
 }

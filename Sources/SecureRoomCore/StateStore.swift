@@ -9,7 +9,8 @@ import Glibc
 ///         NAME.lockout      0600   LockoutRecord
 ///         NAME.recovery     0600   RecoveryRecord (only once a vault is set up)
 ///         NAME.lock         0600   empty; flock'd while a user's records change
-///         .decoy, .decoy.lock  0600   the writes a user without a PIN costs (writeDecoyTally)
+///         .decoy-XX         0600   LockoutRecord of decoy slot XX (TallyFile.decoy)
+///         .decoy.lock       0600   empty; flock'd while a decoy slot changes
 ///
 /// Every access re-checks ownership and modes (ProtectedDirectory); the store caches the
 /// opened directories for the life of one transaction only.
@@ -79,11 +80,13 @@ public final class StateStore {
     }
 
     /// The user's tally (empty if none was recorded yet).
-    public func lockout(for user: UserName) throws -> LockoutRecord {
-        let name = "\(user.rawValue).lockout"
+    public func lockout(for user: UserName) throws -> LockoutRecord { try lockout(at: .user(user)) }
+
+    /// The tally kept in `file` (empty if none was recorded yet).
+    public func lockout(at file: TallyFile) throws -> LockoutRecord {
         let directory = try users()
-        guard let bytes = try directory.read(name, limit: LockoutRecord.maximumSize) else { return LockoutRecord() }
-        return try LockoutRecord(parsing: bytes, path: directory.path + "/" + name)
+        guard let bytes = try directory.read(file.fileName, limit: LockoutRecord.maximumSize) else { return LockoutRecord() }
+        return try LockoutRecord(parsing: bytes, path: directory.path + "/" + file.fileName)
     }
 
     /// Writes the credential atomically.
@@ -92,19 +95,12 @@ public final class StateStore {
     }
 
     /// Writes the tally atomically (and durably: it is fsync'd before this returns).
-    public func write(_ record: LockoutRecord, for user: UserName) throws {
-        try users().writeAtomically("\(user.rawValue).lockout", contents: record.serialized())
-    }
+    public func write(_ record: LockoutRecord, for user: UserName) throws { try write(record, at: .user(user)) }
 
-    /// One of the two durable tally writes a wrong PIN costs an enrolled user, spent on a
-    /// decoy (`users/.decoy`, an empty tally, under its own lock `.decoy.lock`) so that a
-    /// user without a PIN or an unknown name is not told apart by time. Dot files are not
-    /// users: `enrolledUsers` and `status` never list them.
-    public func writeDecoyTally() throws {
-        let directory = try users()
-        let lock = try directory.lock(".decoy.lock")
-        defer { withExtendedLifetime(lock) {} }
-        try directory.writeAtomically(".decoy", contents: LockoutRecord().serialized())
+    /// Writes the tally in `file` atomically and durably. Decoy slots are dot files, which
+    /// are not users: `enrolledUsers` and `status` never list them.
+    public func write(_ record: LockoutRecord, at file: TallyFile) throws {
+        try users().writeAtomically(file.fileName, contents: record.serialized())
     }
 
     /// Removes the user's credential (the PIN) and tally. The recovery record stays: it
@@ -118,7 +114,12 @@ public final class StateStore {
     /// Runs `body` holding the user's exclusive lock. The lock file is never renamed or
     /// removed, and the kernel drops the lock when the holder exits.
     public func withExclusiveLock<T>(for user: UserName, _ body: () throws -> T) throws -> T {
-        let lock = try users().lock("\(user.rawValue).lock")
+        try withExclusiveLock(on: .user(user), body)
+    }
+
+    /// Runs `body` holding the lock of `file`'s tally.
+    public func withExclusiveLock<T>(on file: TallyFile, _ body: () throws -> T) throws -> T {
+        let lock = try users().lock(file.lockName)
         defer { withExtendedLifetime(lock) {} }
         return try body()
     }

@@ -7,9 +7,10 @@ import Glibc
 /// by the user, readable by the user only, with a timeout (`vault_timeout=`). The key is
 /// gone when it times out, when `remove` invalidates it, or at reboot.
 ///
-/// Payload (48 bytes): "SRVK" 01 00 00 00, the expiry as Unix seconds (big-endian u64),
-/// then the 32-byte data key. The expiry only answers "how long is left"; the kernel's
-/// timeout is what locks.
+/// Payload (48 bytes): "SRVK" 01, a flags byte (1: put there by a login session, see
+/// `load(checkingSessionsIn:)`), 00 00, the expiry as Unix seconds (big-endian u64), then
+/// the 32-byte data key. The expiry only answers "how long is left"; the kernel's timeout,
+/// and the end of the last session, are what lock.
 public struct VaultKeyring {
     /// The vault's owner.
     public let user: UserName
@@ -19,6 +20,9 @@ public struct VaultKeyring {
     public let gid: gid_t
 
     private static let magic: [UInt8] = [0x53, 0x52, 0x56, 0x4b, 1, 0, 0, 0]
+    /// Where the flags byte is in the payload, and the flag of a key a session put there.
+    private static let flagsOffset = 5
+    private static let sessionBoundFlag: UInt8 = 1
     private static let payloadLength = magic.count + 8 + VaultKey.length
     /// possessor: everything; owner: view, read, write, search, setattr; nobody else.
     private static let permissions: key_perm_t = 0x3f00_0000 | 0x003b_0000
@@ -53,11 +57,15 @@ public struct VaultKeyring {
     /// step invalidates the key: it is either in @u with its timeout, or nowhere. The thread
     /// keyring, empty again, stays attached to the calling thread (there is no call to
     /// detach one); nothing can be reached through it.
-    public func store(_ vaultKey: SecretBytes, timeout: Int64) throws {
+    ///
+    /// `sessionBound`: a login session (counted by `SessionCounter`) put the key here, so
+    /// it locks when no session of the user is left, not only at its timeout.
+    public func store(_ vaultKey: SecretBytes, timeout: Int64, sessionBound: Bool = false) throws {
         let payload = SecretBytes(count: Self.payloadLength)
         let expiry = UInt64(max(0, Int64(time(nil)) + timeout))
         payload.withUnsafeMutableBytes { bytes in
             for (index, byte) in Self.magic.enumerated() { bytes[index] = byte }
+            if sessionBound { bytes[Self.flagsOffset] = Self.sessionBoundFlag }
             for index in 0..<8 { bytes[Self.magic.count + index] = UInt8(truncatingIfNeeded: expiry >> (56 - 8 * index)) }
             vaultKey.withUnsafeBytes { key in
                 if let source = key.baseAddress {
@@ -82,7 +90,22 @@ public struct VaultKeyring {
     }
 
     /// The unlocked vault key and the seconds it has left, or nil if the vault is locked.
-    public func load() throws -> (vaultKey: SecretBytes, secondsLeft: Int64)? {
+    /// With `sessions` (the `sessions=` directory), a key a login session put there whose
+    /// sessions have all ended (the last one died without closing) is removed, and the
+    /// vault is locked; where the session list cannot be read, the timeout alone decides.
+    public func load(checkingSessionsIn sessions: String? = nil) throws -> (vaultKey: SecretBytes, secondsLeft: Int64)? {
+        guard let key = try loadPayload() else { return nil }
+        if key.sessionBound, let sessions, SessionCounter(path: sessions).liveSessions(of: user) == 0 {
+            try remove()
+            return nil
+        }
+        return (key.vaultKey, key.secondsLeft)
+    }
+
+    /// Whether the key in the keyring (if any) was put there by a login session.
+    public func isSessionBound() throws -> Bool { try loadPayload()?.sessionBound ?? false }
+
+    private func loadPayload() throws -> (vaultKey: SecretBytes, secondsLeft: Int64, sessionBound: Bool)? {
         let payload = SecretBytes(count: Self.payloadLength + 1)
         let length: Int = try asOwner {
             guard let id = try find() else { return -1 }
@@ -93,13 +116,16 @@ public struct VaultKeyring {
         }
         guard length >= 0 else { return nil }
         return try payload.withUnsafeBytes { bytes in
-            guard length == Self.payloadLength, bytes.prefix(Self.magic.count).elementsEqual(Self.magic) else {
+            let flags = length > Self.flagsOffset ? bytes[Self.flagsOffset] : 0
+            guard length == Self.payloadLength, flags & ~Self.sessionBoundFlag == 0,
+                  zip(bytes.prefix(Self.magic.count).indices, Self.magic).allSatisfy({ $0 == Self.flagsOffset || bytes[$0] == $1 })
+            else {
                 throw SecureRoomError.corruptRecord(path: "keyring key \(description)", reason: "not a SecureRoom vault key")
             }
             var expiry: UInt64 = 0
             for index in 0..<8 { expiry = expiry << 8 | UInt64(bytes[Self.magic.count + index]) }
             let key = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(Self.magic.count + 8)..<length]))
-            return (key, max(0, Int64(clamping: expiry) - Int64(time(nil))))
+            return (key, max(0, Int64(clamping: expiry) - Int64(time(nil))), flags == Self.sessionBoundFlag)
         }
     }
 

@@ -19,7 +19,7 @@ struct StatusCommand: ParsableCommand {
         try reportingFailures {
             let keyring = try VaultKeyring.current()
             let path = try vault.path()
-            let unlocked = try keyring.load()
+            let unlocked = try VaultOptions.unlockedKey(keyring)
             var secrets: Int?
             if let (key, _) = unlocked, access(path, F_OK) == 0 {
                 secrets = try VaultStore(path: path, dataKey: key, create: false).count()

@@ -17,9 +17,16 @@ struct VaultOptions: ParsableArguments {
     /// The vault, opened with the unlocked key; `locked` if there is none.
     func open(create: Bool = false) throws -> VaultStore {
         let keyring = try VaultKeyring.current()
-        guard let (key, _) = try keyring.load() else { throw VaultError.locked(user: keyring.user.rawValue) }
+        guard let (key, _) = try Self.unlockedKey(keyring) else { throw VaultError.locked(user: keyring.user.rawValue) }
         let path = try path()
         if create { try VaultLocation.prepareDirectory(for: path) }
         return try VaultStore(path: path, dataKey: key, create: create)
+    }
+
+    /// The key in `keyring` and its time left, or nil when the vault is locked — also when
+    /// the login session that unlocked it, and every other session of the user, ended
+    /// without closing (the key is then removed: `VaultKeyring.load(checkingSessionsIn:)`).
+    static func unlockedKey(_ keyring: VaultKeyring) throws -> (vaultKey: SecretBytes, secondsLeft: Int64)? {
+        try keyring.load(checkingSessionsIn: try systemConfiguration().sessionDirectory)
     }
 }

@@ -93,18 +93,25 @@ final class AdminToolTests: XCTestCase {
         XCTAssertEqual(array?.compactMap { $0["user"] as? String }, [user])
         let table = try sandbox.cli(["status"])
         XCTAssertTrue(table.output.hasPrefix("USER"), table.output)
+        // A record made at other argon2 parameters than configured is shown as such.
+        XCTAssertEqual(status["argon2"] as? String, "m=256,t=1,p=1")
+        XCTAssertEqual(status["argon2_below_policy"] as? Bool, false)
+        try sandbox.write(sandbox.config, try String(contentsOfFile: sandbox.config, encoding: .utf8)
+                          .replacingOccurrences(of: "argon2_memory = 256", with: "argon2_memory = 512"), mode: 0o600)
+        XCTAssertEqual(try sandbox.status(user)["argon2_below_policy"] as? Bool, true)
+        XCTAssertTrue(try sandbox.cli(["status"]).output.contains("m=256,t=1,p=1 (old: re-derived at next login)"))
     }
 
     func testChangeCountsAWrongCurrentPINAndChangesWithTheRightOne() throws {
         let sandbox = try Sandbox()
         try sandbox.enrol(user, pin: "7391")
-        let wrong = try sandbox.cli(["change", user, "--stdin"], input: "1111\n5826\n")
+        let wrong = try sandbox.cli(["change", user, "--stdin"], input: "1111\n6028\n")
         XCTAssertEqual(wrong.status, 2)
         XCTAssertTrue(wrong.errorOutput.contains("Incorrect PIN."), wrong.errorOutput)
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 1)
-        XCTAssertEqual(try sandbox.cli(["change", user, "--stdin"], input: "7391\n5826\n").status, 0)
+        XCTAssertEqual(try sandbox.cli(["change", user, "--stdin"], input: "7391\n6028\n").status, 0)
         try sandbox.probeService()
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["5826"]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)
     }
 
     func testResetAndRemovePIN() throws {
@@ -123,17 +130,18 @@ final class AdminToolTests: XCTestCase {
         let show = try sandbox.cli(["policy", "show", "--json"])
         let policy = try JSONSerialization.jsonObject(with: Data(show.output.utf8)) as? [String: Any]
         XCTAssertEqual(policy?["digits"] as? Int, 4)
-        XCTAssertEqual(policy?["deny"] as? Int, 10)
-        XCTAssertEqual(policy?["blocklist_size"] as? Int, 274)
+        XCTAssertEqual(policy?["deny"] as? Int, 9)
+        XCTAssertEqual(policy?["blocklist_size"] as? Int, 2756)
         XCTAssertEqual((policy?["schedule"] as? [Any])?.count, 4)
-        let check = try sandbox.cli(["policy", "check"], input: "7391\n1234\n8642\n12a4\n5826\n")
+        let check = try sandbox.cli(["policy", "check"], input: "6193\n1234\n8642\n12a4\n6028\n7391\n")
         XCTAssertEqual(check.status, 1)
         XCTAssertEqual(check.lines, [
             "1234: on the list of commonly chosen PINs; a sequence (constant step of 1)",
-            "8642: a sequence (constant step of -2)",
+            "8642: on the list of commonly chosen PINs; a sequence (constant step of -2)",
             "12a4: not 4 ASCII digits",
+            "7391: on the list of commonly chosen PINs",
         ])
-        XCTAssertEqual(try sandbox.cli(["policy", "check"], input: "7391\n").status, 0)
+        XCTAssertEqual(try sandbox.cli(["policy", "check"], input: "6193\n").status, 0)
     }
 
     func testInitRefusesAnInsecureParentAndASecondInit() throws {

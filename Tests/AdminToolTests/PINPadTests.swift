@@ -49,20 +49,20 @@ final class PINPadTests: XCTestCase {
         let command = "\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; sleep 30"
         try start(command)
         try waitFor("PIN: [ ][ ][ ][ ]")
-        try type("5", "8")
+        try type("6", "9")
         try waitFor("PIN: [●][●][ ][ ]")
         try type("x", "BSpace")
         try waitFor("PIN: [●][ ][ ][ ]")
-        try type("8", "2")
+        try type("0", "2")
         try waitFor("PIN: [●][●][●][ ]")
-        try type("6")                        // fourth digit: submitted without Enter
+        try type("8")                        // fourth digit: submitted without Enter
         try waitFor("Retype PIN: [ ][ ][ ][ ]")
-        XCTAssertFalse(try screen().contains("5826"), "digits are never shown")
-        try type("5", "8", "2", "6")
+        XCTAssertFalse(try screen().contains("6028"), "digits are never shown")
+        try type("6", "0", "2", "8")
         try waitFor("EXIT=0")
         XCTAssertTrue(try screen().contains("PIN set for daemon."))
         try sandbox.probeService()
-        XCTAssertEqual(try sandbox.pam(user: "daemon", responses: ["5826"]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam(user: "daemon", responses: ["6028"]).code, PAMCode.success)
     }
 
     func testCtrlCCancelsAndRestoresTheTerminal() throws {

@@ -26,7 +26,7 @@ final class HelperHostileTests: XCTestCase {
         XCTAssertEqual(right.lines, ["ready", "success"])
         let wrong = try stage.helper(as: uid, ["verify", user], input: "1357\n")
         XCTAssertEqual(wrong.status, 2)
-        XCTAssertEqual(wrong.lines, ["ready", "incorrect open 1 9 4 60"])
+        XCTAssertEqual(wrong.lines, ["ready", "incorrect open 1 8 4 60"])
         XCTAssertEqual(try failures(stage), 1)
     }
 

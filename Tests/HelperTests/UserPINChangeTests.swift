@@ -6,7 +6,7 @@ import XCTest
 /// setuid helper when run without root; the policy and the lockout apply as for root.
 final class UserPINChangeTests: XCTestCase {
     let user = "daemon", uid: UInt32 = 1
-    let pin = "7391", newPIN = "5826"
+    let pin = "7391", newPIN = "6028"
 
     private func stage() throws -> UnprivilegedStage {
         let stage = try UnprivilegedStage(sandbox: try Sandbox.enrolled(user, pin: pin))

@@ -84,7 +84,7 @@ final class VaultTests: XCTestCase {
         try assertLocked()
         XCTAssertEqual(try vault(["status"]).status, 3)
 
-        let wrong = try vault(["unlock", "--stdin"], input: "1397\n")
+        let wrong = try vault(["unlock", "--stdin"], input: "9261\n")
         XCTAssertEqual(wrong.status, 2, wrong.errorOutput)
         try assertLocked()
         let right = try vault(["unlock", "--stdin"], input: pin + "\n")
@@ -97,6 +97,16 @@ final class VaultTests: XCTestCase {
         XCTAssertTrue(stage.logLines().contains { $0.contains("vault unlocked for daemon") })
     }
 
+    /// A root-side login held open like su's (`HeldLogin`): the driver's `wait` operation.
+    private func heldLogin(_ operations: [String], responses: [String] = [], environment: String = "") throws -> HeldLogin {
+        let arguments = sandbox.driverArguments("login", user: user, options: [], operations: operations)
+        let input = responses.map { "\($0)\\n" }.joined()
+        let command = "printf '\(input)' | \(environment) \(Artifacts.driver) " + arguments.joined(separator: " ")
+        return try HeldLogin(output: sandbox.root + "/held-\(UUID().uuidString)", launch: { line in
+            try runProgram("/bin/sh", ["-c", line])
+        }, command: command)
+    }
+
     func testLoginUnlocksWithOneArgon2AndTheLastSessionToCloseLocks() throws {
         try prepare()
         try setUpVault()
@@ -106,27 +116,56 @@ final class VaultTests: XCTestCase {
         let counter = try sandbox.argon2CounterLibrary()
         let counts = sandbox.root + "/argon2-calls"
         XCTAssertTrue(FileManager.default.createFile(atPath: counts, contents: nil))
-        let login = try sandbox.pam("login", user: user, responses: [pin], operations: ["auth", "open"],
-                                    environment: ["LD_PRELOAD": counter, "ARGON2_COUNTER_FILE": counts])
-        XCTAssertEqual(login.results, ["auth: 0 Success", "open: 0 Success"], login.process.output)
+        let first = try heldLogin(["auth", "open", "wait", "close"], responses: [pin],
+                                  environment: "LD_PRELOAD=\(counter) ARGON2_COUNTER_FILE=\(counts)")
+        XCTAssertTrue(first.transcript.contains("result auth: 0 Success\nresult open: 0 Success\n"), first.transcript)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: counts)).count, 1, "one argon2 run verifies and unlocks")
         try assertSecret("s3cret")
 
         // A second session (no PIN asked: the key is there), then the two close.
-        let second = try sandbox.pam("login", user: user, operations: ["open"])
-        XCTAssertEqual(second.results, ["open: 0 Success"])
-        XCTAssertEqual(second.infos, [])
-        XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
+        let second = try heldLogin(["open", "wait", "close"])
+        XCTAssertFalse(second.transcript.contains("info:"), second.transcript)
+        try first.release()
+        XCTAssertTrue(first.transcript.contains("result close: 0 Success"), first.transcript)
         try assertSecret("s3cret")
-        XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
+        try second.release()
         try assertLocked()
 
         // A session without the PIN (sshd with a key): nothing unlocked, the user is told how.
-        let keyOnly = try sandbox.pam("login", user: user, operations: ["open"])
-        XCTAssertEqual(keyOnly.code, 0)
-        XCTAssertEqual(keyOnly.infos, ["Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it."])
+        let keyOnly = try heldLogin(["open", "wait", "close"])
+        XCTAssertTrue(keyOnly.transcript.contains("info: Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it."),
+                      keyOnly.transcript)
         try assertLocked()
-        XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
+        try keyOnly.release()
+    }
+
+    /// A session counts while its process runs, not until someone calls close: a su
+    /// killed with SIGKILL never runs close_session, and the vault locks when the user's
+    /// tool next looks (and the session list forgets it at the next open, close or PIN
+    /// check). Another live session keeps the vault open.
+    func testAKilledSessionLocksTheVaultOnceNoSessionIsLeft() throws {
+        try prepare()
+        try setUpVault()
+        XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        let killed = try heldLogin(["auth", "setcred", "open", "wait", "close"], responses: [pin])
+        let other = try heldLogin(["open", "wait", "close"])
+        try killed.kill()
+        try assertSecret("s3cret")      // the other session is alive
+        try other.kill()
+        try assertLocked()              // the vault tool noticed: no live session is left
+        let list = sandbox.root + "/run/daemon.sessions"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: list), "only root forgets sessions")
+        // The next PIN check (as root) forgets both dead sessions.
+        XCTAssertEqual(try sandbox.pam("login", user: user, responses: [pin]).code, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: list))
+        // And a key a session put there, with no session left, is gone after the next PIN
+        // check, which forgets the dead session.
+        let again = try heldLogin(["auth", "setcred", "open", "wait", "close"], responses: [pin])
+        try again.kill()
+        XCTAssertEqual(try sandbox.pam("login", user: user, responses: ["1470"]).code, 7)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: list))
+        try assertLocked()
     }
 
     /// Regression (3113aa5): in a setuid-root host such as su (real uid = the invoking
@@ -140,13 +179,27 @@ final class VaultTests: XCTestCase {
         let setuidDriver = try makeSetuidDriver()
 
         // uid 2 runs the setuid-root host to log in as daemon, as `su daemon` would.
-        let login = try stage.pam(as: 2, "login", user: user, responses: [pin], operations: ["auth", "setcred", "open"],
-                                  driverOptions: ["--report-ids"], driver: setuidDriver)
-        XCTAssertEqual(login.results, ["auth: 0 Success", "setcred: 0 Success", "open: 0 Success"], login.process.output)
-        let ids = login.process.lines.filter { $0.hasPrefix("ids: ") }
-        XCTAssertEqual(ids, ["ids: 2 0 0 / 2 2 2", "ids: 2 0 0 / 2 2 2"], "ids before pam_start and after pam_end")
+        let held = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], options: "--report-ids")
         try assertSecret("s3cret")
-        XCTAssertEqual(try sandbox.pam("login", user: user, operations: ["close"]).code, 0)
+        try held.release()
+        let results = held.transcript.split(separator: "\n").filter { $0.hasPrefix("result ") && !$0.hasPrefix("result wait") }
+        XCTAssertEqual(results, ["result auth: 0 Success", "result setcred: 0 Success", "result open: 0 Success",
+                                 "result close: 0 Success"], held.transcript)
+        let ids = held.transcript.split(separator: "\n").filter { $0.hasPrefix("ids: ") }
+        XCTAssertEqual(ids, ["ids: 2 0 0 / 2 2 2", "ids: 2 0 0 / 2 2 2"], "ids before pam_start and after pam_end")
+        try assertLocked()
+    }
+
+    /// A login as uid 2 through the setuid driver, held open; `wrapper` runs it (keyctl session).
+    private func heldSetuidLogin(_ driver: String, _ operations: [String], options: String = "",
+                                 wrapper: String = "") throws -> HeldLogin {
+        let arguments = sandbox.driverArguments("login", user: user, options: [], operations: operations)
+        let output = "/tmp/secureroom-held-\(UUID().uuidString)"
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: output) }
+        let command = "printf '\(pin)\\n' | \(wrapper) \(driver) \(options) " + arguments.joined(separator: " ")
+        let held = try HeldLogin(output: output, launch: { line in try self.stage.run(as: 2, "/bin/sh", ["-c", line]) },
+                                 command: command)
+        return held
     }
 
     /// su from a shell with its own session keyring (`keyctl session`, as `keyctl
@@ -162,21 +215,19 @@ final class VaultTests: XCTestCase {
         let setuidDriver = try makeSetuidDriver()
         let keyctl = try XCTUnwrap(["/usr/bin/keyctl", "/bin/keyctl"].first { FileManager.default.isExecutableFile(atPath: $0) },
                                    "keyctl (Debian: keyutils) is missing")
-        func su(_ operations: [String]) throws -> PAMTranscript {
-            PAMTranscript(try stage.run(as: 2, keyctl, ["session", "-", setuidDriver]
-                                        + sandbox.driverArguments("login", user: user, options: [], operations: operations),
-                                        input: Sandbox.lines([pin])))
-        }
-        let login = try su(["auth", "setcred", "open"])
-        XCTAssertEqual(login.results, ["auth: 0 Success", "setcred: 0 Success", "open: 0 Success"], login.process.output)
+        let login = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
+        XCTAssertTrue(login.transcript.contains("result auth: 0 Success\nresult setcred: 0 Success\nresult open: 0 Success\n"),
+                      login.transcript)
         try assertSecret("s3cret")
-        XCTAssertEqual(try su(["close"]).results, ["close: 0 Success"])
+        try login.release()
+        XCTAssertTrue(login.transcript.contains("result close: 0 Success"), login.transcript)
         try assertLocked()
-        // And the timeout, with no close at all (a su killed with SIGKILL).
-        XCTAssertEqual(try su(["auth", "setcred"]).results, ["auth: 0 Success", "setcred: 0 Success"])
+        // And the timeout, while the session is still open.
+        let held = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
         try assertSecret("s3cret")
         Thread.sleep(forTimeInterval: 4.5)
         try assertLocked()
+        try held.release()
     }
 
     func testTimeoutLocks() throws {
@@ -195,18 +246,18 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["add", "github"], input: "before").status, 0)
 
         // The user's own change, through the helper.
-        let change = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n1397\n")
+        let change = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n9261\n")
         XCTAssertEqual(change.status, 0, change.errorOutput)
         XCTAssertEqual(try vault(["lock"]).status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 2, "the old PIN no longer opens it")
-        XCTAssertEqual(try vault(["unlock", "--stdin"], input: "1397\n").status, 0)
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: "9261\n").status, 0)
         try assertSecret("before")
 
         // pam_chauthtok as root (passwd-style), then a login with the newest PIN.
-        let passwd = try sandbox.pam("login", user: user, responses: ["1397", "5182", "5182"], operations: ["chauthtok"])
+        let passwd = try sandbox.pam("login", user: user, responses: ["9261", "5182", "5182"], operations: ["chauthtok"])
         XCTAssertEqual(passwd.code, 0, passwd.process.output)
         XCTAssertEqual(try vault(["lock"]).status, 0)
-        XCTAssertEqual(try vault(["unlock", "--stdin"], input: "1397\n").status, 2)
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: "9261\n").status, 2)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: "5182\n").status, 0)
         for index in 0..<20 { XCTAssertEqual(try vault(["get", "s\(index)"]).output, "value \(index)") }
     }
@@ -216,21 +267,21 @@ final class VaultTests: XCTestCase {
         let recovery = try setUpVault()
         XCTAssertEqual(try vault(["add", "github"], input: "kept").status, 0)
 
-        let refused = try sandbox.cli(["set", user, "--stdin"], input: "9731\n")
+        let refused = try sandbox.cli(["set", user, "--stdin"], input: "4817\n")
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.errorOutput.contains("has a vault: a new PIN without the recovery key makes it unreadable"), refused.errorOutput)
 
         let wrongKey = String(repeating: "1", count: 40)
-        let wrong = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(wrongKey)\n9731\n")
+        let wrong = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(wrongKey)\n4817\n")
         XCTAssertEqual(wrong.status, 1)
         XCTAssertTrue(wrong.errorOutput.contains("the recovery key does not open the vault of daemon"), wrong.errorOutput)
-        let malformed = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "12345\n9731\n")
+        let malformed = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "12345\n4817\n")
         XCTAssertTrue(malformed.errorOutput.contains("a recovery key is 40 digits"), malformed.errorOutput)
 
-        let restored = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n9731\n")
+        let restored = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n4817\n")
         XCTAssertEqual(restored.status, 0, restored.errorOutput)
         XCTAssertEqual(try vault(["lock"]).status, 0)
-        XCTAssertEqual(try vault(["unlock", "--stdin"], input: "9731\n").status, 0)
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: "4817\n").status, 0)
         try assertSecret("kept")
 
         // --force: the new PIN does not open the vault; the recovery key still can.

@@ -32,14 +32,14 @@ final class AccountAndChangeTests: XCTestCase {
         XCTAssertEqual(weak.code, PAMCode.authTokenError)
         XCTAssertEqual(weak.errors.first?.hasPrefix("PIN rejected:"), true)
 
-        let mismatch = try sandbox.pam("password", user: user, responses: [pin, "5826", "5827"], operations: ["chauthtok"])
+        let mismatch = try sandbox.pam("password", user: user, responses: [pin, "6028", "5827"], operations: ["chauthtok"])
         XCTAssertEqual(mismatch.code, PAMCode.authTokenError)
         XCTAssertEqual(mismatch.errors, ["PINs do not match."])
 
-        let changed = try sandbox.pam("password", user: user, responses: [pin, "5826", "5826"], operations: ["chauthtok"])
+        let changed = try sandbox.pam("password", user: user, responses: [pin, "6028", "6028"], operations: ["chauthtok"])
         XCTAssertEqual(changed.code, PAMCode.success)
         XCTAssertEqual(changed.prompts, ["Current PIN: ", "New PIN: ", "Retype new PIN: "])
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["5826"]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.authError, "old PIN stops working")
     }
 }

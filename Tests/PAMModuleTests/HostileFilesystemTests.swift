@@ -17,7 +17,7 @@ import XCTest
 /// unless a PIN was really checked.
 final class HostileFilesystemTests: XCTestCase {
     /// A PIN the impostor state knows and the real one does not.
-    let impostorPIN = "5826"
+    let impostorPIN = "6028"
 
     private func harness() throws -> HostileHarness {
         try HostileHarness(suite: "HostileFilesystemTests")

@@ -55,18 +55,19 @@ final class RecordTests: XCTestCase {
 
     func testLockoutRoundTrips() throws {
         var record = LockoutRecord()
-        record.failures = 3
         record.lastFailure = Instant(wallSeconds: 1_795_000_000, bootID: String(repeating: "a", count: 32),
                                      bootNanoseconds: 12_345)
         record.lastSuccess = 1_794_000_000
         record.seenGuesses = [Array(repeating: 1, count: 16), Array(repeating: 2, count: 16)]
+        record.failedAt = [1_794_999_000, 1_794_999_500, 1_795_000_000]
+        record.unforgiven = [1_790_000_000]
         record.pending = [.init(id: Array(repeating: 9, count: 8),
                                 counted: Instant(wallSeconds: 1_795_000_001, bootID: "", bootNanoseconds: 1))]
         let parsed = try LockoutRecord(parsing: record.serialized(), path: "t")
         XCTAssertEqual(parsed, record)
         var unknownBoot = LockoutRecord()
-        unknownBoot.failures = 1
         unknownBoot.lastFailure = Instant(wallSeconds: 5, bootID: "", bootNanoseconds: 7)
+        unknownBoot.failedAt = [5]
         XCTAssertEqual(try LockoutRecord(parsing: unknownBoot.serialized(), path: "t"), unknownBoot)
     }
 
@@ -78,6 +79,7 @@ final class RecordTests: XCTestCase {
         XCTAssertEqual(record.failures, 2)
         XCTAssertEqual(record.lastFailure, Instant(wallSeconds: 5, bootID: "", bootNanoseconds: 7))
         XCTAssertEqual(record.seenGuesses, [])
+        XCTAssertEqual(record.failedAt, [5, 5], "each failure dated at the last one")
         XCTAssertTrue(String(decoding: record.serialized(), as: UTF8.self).hasPrefix("SECUREROOM-LOCKOUT/2\n"))
     }
 
@@ -91,6 +93,8 @@ final class RecordTests: XCTestCase {
             "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 00112233 5 - 7\n",       // short id
             "SECUREROOM-LOCKOUT/1\nfailures: 0\npending: 0011223344556677 5 - 7\n", // not in version 1
             "SECUREROOM-LOCKOUT/3\nfailures: 0\n",
+            "SECUREROOM-LOCKOUT/2\nfailures: 1\nlast-failure: 5 - 7\n",                       // no failed-at
+            "SECUREROOM-LOCKOUT/2\nfailures: 0\nunforgiven: x\n",
             "SECUREROOM-LOCKOUT/2\n",
         ]
         for text in cases {

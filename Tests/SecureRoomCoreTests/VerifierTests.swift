@@ -42,7 +42,7 @@ final class VerifierTests: XCTestCase {
         guard case .success(let vaultKey) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         XCTAssertNil(vaultKey, "no vault set up")
         guard case .incorrect(let status, _) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
-        XCTAssertEqual(status, .open(failures: 1, untilDelay: NextDelay(attempts: 4, delay: 60), untilDisabled: 9))
+        XCTAssertEqual(status, .open(failures: 1, untilDelay: NextDelay(attempts: 4, delay: 60), untilDisabled: 8))
     }
 
     func testVaultKeySurvivesAPINChangeAndOnlyTheNewPINOpensIt() throws {
@@ -93,12 +93,12 @@ final class VerifierTests: XCTestCase {
 
     func testTheCapHoldsUntilReset() throws {
         let verifier = PINVerifier(store: store, clock: clock)
-        for index in 0..<10 {
+        for index in 0..<9 {
             clock.advance(3600)
             _ = try verifier.verify(try pin(String(format: "%04d", 1000 + index)), for: user)
         }
         clock.advance(86_400 * 365)
-        guard case .locked(.disabled(10)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        guard case .locked(.disabled(9)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         try Enrollment(store: store, clock: clock).resetLockout(for: user)
         guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
     }
@@ -139,7 +139,7 @@ final class VerifierTests: XCTestCase {
             defer { done.signal() }
             for count in 1...writes {
                 var tally = LockoutRecord()
-                tally.failures = count % 7
+                tally.failedAt = Array(repeating: 1_795_000_000, count: count % 7)
                 tally.lastFailure = self.clock.now()
                 do { try self.store.write(tally, for: self.user) } catch { readErrors.append("write: \(error)"); return }
             }
@@ -266,6 +266,40 @@ final class VerifierTests: XCTestCase {
 
     private static var command: String {
         (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? "?"
+    }
+
+    /// A typo followed by the right PIN within 5 minutes is forgiven; failures the user's
+    /// success did not follow closely keep counting toward `deny` for a year, so guesses
+    /// made between two of the user's logins add up (docs/SECURITY.md §1.1).
+    func testFailuresNotFollowedByTheRightPINWithinFiveMinutesCountForAYear() throws {
+        let verifier = PINVerifier(store: store, clock: clock)
+        _ = try verifier.verify(try pin("1111"), for: user)
+        clock.advance(60)
+        guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        XCTAssertEqual(try store.lockout(for: user).unforgiven, [], "a typo 1 minute before the right PIN is forgiven")
+
+        for guess in ["2222", "3333", "4444"] { _ = try verifier.verify(try pin(guess), for: user) }
+        clock.advance(3600)
+        guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        let tally = try store.lockout(for: user)
+        XCTAssertEqual(tally.unforgiven.count, 3)
+        XCTAssertEqual(tally.failures, 0)
+        XCTAssertEqual(try verifier.status(of: user), .open(failures: 3, untilDelay: NextDelay(attempts: 5, delay: 60), untilDisabled: 6),
+                       "the delays start again, the budget does not")
+        // Five more wrong guesses an hour apart, each run ended by a late success: 8, then disabled at 9.
+        for index in 0..<5 {
+            _ = try verifier.verify(try pin(String(format: "%04d", 5000 + index)), for: user)
+            clock.advance(3600)
+            guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail("round \(index)") }
+        }
+        XCTAssertEqual(try verifier.status(of: user)?.failures, 8)
+        _ = try verifier.verify(try pin("6000"), for: user)
+        guard case .locked(.disabled(9)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        // A year later the old ones no longer count; the current run's one still does.
+        clock.advance(LockoutRecord.unforgivenLifetime)
+        XCTAssertEqual(try verifier.status(of: user)?.failures, 1)
+        try Enrollment(store: store, clock: clock).resetLockout(for: user)
+        XCTAssertEqual(try store.lockout(for: user).unforgiven, [], "a reset clears them")
     }
 
     func testInitializeRefusesToReplaceThePepper() throws {

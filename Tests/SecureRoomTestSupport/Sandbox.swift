@@ -49,7 +49,7 @@ public final class Sandbox {
 
     /// Gives `user` the PIN `pin` through `secureroom set --stdin` (in `directory`, default
     /// the sandbox's state).
-    public func enrol(_ user: String, pin: String, allowWeak: Bool = false, directory: String? = nil) throws {
+    public func enrol(_ user: String, pin: String, allowWeak: Bool = true, directory: String? = nil) throws {
         let result = try cli(["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n",
                              directory: directory)
         guard result.status == 0 else { throw SandboxFailure(message: "set failed: \(result.errorOutput)") }

@@ -26,8 +26,9 @@ add_user nopin 4301
 COUNTER=$(argon2_counter)
 CASES=(enrolled unknown nopin)
 declare -A ACCOUNT=([enrolled]=daemon [unknown]=no-such-user [nopin]=nopin)
-# The PAM code each case must return: an unknown account is PAM_USER_UNKNOWN, like pam_unix.
-declare -A CODE=([enrolled]=7 [unknown]=10 [nopin]=7)
+# The PAM code each case must return: with nopin=fail an unknown account answers exactly
+# like a wrong PIN (PAM_AUTH_ERR), so nobody can tell from outside who has a PIN.
+declare -A CODE=([enrolled]=7 [unknown]=7 [nopin]=7)
 
 wrong=0
 # one CASE: times one attempt (ms to $W/samples/CASE), its code to $W/codes/CASE.

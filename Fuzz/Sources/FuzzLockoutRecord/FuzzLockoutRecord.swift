@@ -6,10 +6,12 @@
 ///   the tag length and 100 pending attempts of the id length, boot ids that are empty or
 ///   32 lowercase hex digits;
 /// - `serialized()` has exactly the input's lines (a version 1 input: its lines but the
-///   header and its seen tags, which are dropped) and parses back to an equal record;
+///   header and its seen tags, which are dropped, and the failed-at lines it gains) and
+///   parses back to an equal record;
 /// - evaluating the default policy (and a one-guess policy) at instants before, at and
 ///   long after the last failure, in the same boot and another, never traps, and the
-///   status reports the record's failure count.
+///   status reports the record's count (the run, pending attempts, and the unforgiven
+///   failures younger than a year at that instant).
 import FuzzSupport
 @testable import SecureRoomCore
 
@@ -32,8 +34,10 @@ public func fuzzLockoutRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         ? sortedLines(bytes).filter { !$0.starts(with: Array("seen: ".utf8)) && !$0.starts(with: Array("SECUREROOM-LOCKOUT/".utf8)) }
             + [Array("SECUREROOM-LOCKOUT/2".utf8)]
         : sortedLines(bytes)
-    require(sortedLines(serialized).sorted(by: { $0.lexicographicallyPrecedes($1) }) == expected.sorted(by: { $0.lexicographicallyPrecedes($1) }),
+    let written = version1 ? sortedLines(serialized).filter { !$0.starts(with: Array("failed-at: ".utf8)) } : sortedLines(serialized)
+    require(written.sorted(by: { $0.lexicographicallyPrecedes($1) }) == expected.sorted(by: { $0.lexicographicallyPrecedes($1) }),
             "serialized lines differ from the input's")
+    require(record.failedAt.count == min(record.failures, LockoutRecord.maximumSeenGuesses), "failed-at entries")
     require((try? LockoutRecord(parsing: serialized, path: "fuzz")) == record,
             "serialized record does not parse back to itself")
 
@@ -49,8 +53,9 @@ public func fuzzLockoutRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     for policy in policies {
         for now in instants {
             let status = policy.status(of: record, at: now)
-            require(status.failures == record.counted, "status reports \(status.failures) failures")
-            require(!(record.counted >= policy.deny && status.allowsAttempt), "disabled tally allows an attempt")
+            let counted = record.counted + record.unforgiven(at: now.wallSeconds)
+            require(status.failures == counted, "status reports \(status.failures) failures, the record \(counted)")
+            require(!(counted >= policy.deny && status.allowsAttempt), "disabled tally allows an attempt")
         }
     }
     return 0

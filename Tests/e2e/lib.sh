@@ -1,0 +1,404 @@
+# Tests/e2e/lib.sh — the harness shared by the end-to-end tests (su-sudo.sh, sshd.sh,
+# screen-locker.sh). Sourced, never run. Each test keeps its own setup and cases; this
+# file holds what they do alike.
+#
+# The shape of a test
+#   The script runs twice. The outer run (root, `outer_main`) checks prerequisites,
+#   records a digest of the files it guards, makes a work directory $T (root 0755 under
+#   /tmp), re-executes the script inside `unshare "${E2E_UNSHARE[@]}"` and, once that
+#   inner run has finished, reads its counters from $T/results, removes $T and checks
+#   that nothing outside changed: the digest, no test user, no mount left. The inner run
+#   (`inner_main`, written by the test) sets up its private copies with the helpers
+#   below and runs its cases with `check`. A test ends with `e2e_main`, which picks the
+#   run. Output: TAP-like lines ("ok N - ...", "not ok N - ...", "1..N"), then
+#   "N passed, M failed"; exit 0 all passed, 1 some failed, 2 could not run (`die`).
+#
+# What the caller sets (after sourcing, before e2e_main)
+#   E2E_NAME          name in `die` messages (default: the script's file name)
+#   E2E_PREFIX        names the work dir (/tmp/PREFIX.XXXXXX), the tmux socket (PREFIX-PID)
+#                     and any tmpfs the test mounts; a mount naming it is a leftover
+#   E2E_UNSHARE       array: unshare's options, e.g. (--mount --propagation private)
+#   E2E_ROOT_REASON   why root is needed (in the "must run as root (...)" message)
+#   E2E_INNER_WHERE   "the namespace" or "the namespaces" (the "aborted" message)
+#   E2E_TOOLS         array: commands that must exist
+#   E2E_USERS         array: test users, which must not exist outside (before and after)
+#   E2E_UIDS          array: their uids, likewise
+#   GUARDED           array: files whose sha256 (or absence) must not change
+#   GUARDED_DIRS      array: directories whose listings (mode, size, mtime) must not change
+#   E2E_GUARDED_DESC  words for the digest check (default "N files, M dirs")
+#   E2E_LEFTOVERS_OK  the "no mounts left" check's description
+#   E2E_LEFTOVERS_BAD its failure text, a printf format whose %s is the work directory
+#   TEST_USER         the user whose PIN status_json, failures_of, reset_pin look at
+#   and the variables below have defaults the environment may override:
+#   MODULE (SECUREROOM_MODULE), CLI (SECUREROOM_CLI), TIMEOUT (SR_E2E_TIMEOUT, 15 s).
+#
+# Hooks (functions the caller may redefine after sourcing; the defaults do nothing)
+#   outer_prerequisites  more checks after the tools (die on a missing one)
+#   outer_snapshot       record more "before" state, right after the digest
+#   outer_header         more "# ..." lines after "# module:" and "# cli:"
+#   outer_on_abort       diagnostics when the inner run did not finish
+#   outer_checks         the test's own outer checks (with `tally`), before the cleanup
+#   outer_cleanup        stop what the test may have left (also run by the EXIT trap)
+#   outer_leftovers      0 if nothing else is left (besides mounts and $T)
+#   inner_main           the inner run (required): setup and cases; set COMPLETE=1 at the end
+#   inner_stop           stop the test's daemons when the inner run ends (EXIT trap)
+#   check_diagnostics    what `check` prints after a "not ok" line
+#
+# Functions
+#   die MSG                    "NAME: MSG" on stderr, exit 2
+#   tally OK BAD CMD...        run CMD; count one check; "ok N - OK" or "not ok N - BAD";
+#                              returns CMD's status (so: tally ... || diagnostics)
+#   check DESC CMD...          tally with one description, check_diagnostics on failure;
+#                              always returns 0
+#   all 'COND' ...             every COND (a predicate call, as one string) holds
+#   system_digest, mount_points
+#   require_private_ns mnt|net WHAT   die unless the inner run has its own namespace of that kind
+#   enter_namespaces [NET_WHAT]  both checks (net only given NET_WHAT; then $T/netns and lo
+#                              up), then mount --make-rprivate /
+#   bind_over SRC DST          bind-mount SRC over DST (dies if DST is not a mount point then)
+#   add_user NAME UID HASH GECOS   a user (own group, home $T/home/NAME 0700, shadow lastchg
+#                              today) in private copies of passwd/shadow/group/gshadow
+#   bind_users                 bind those copies over /etc and check the users resolve
+#   hash_password PASSWORD     a SHA-512 crypt hash (python3 crypt, else openssl passwd -6)
+#   quiet_default_conf         an empty copy over /etc/security/secureroom.conf, if it exists
+#   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
+#   enrol PIN [SET OPTIONS...] STATE=$T/state: secureroom init, set TEST_USER's PIN, check
+#   status_json [USER], failures_of [USER], failures_are N, reset_pin
+#   tmux_ ARGS...              tmux on the test's private server (tmux -L $SOCK)
+#   start_tmux                 its session; panes stay after their command exits
+#   open_window NAME UID CMD   CMD (bash, then a "__RC=<status>__" line) as UID (setpriv, no
+#                              PAM) in a new window; sets PANE
+#   read_rc                    RC = the exit status from PANE's marker line (if shown)
+#   capture PANE, pane_has PANE RE, wait_for PANE RE, type_line PANE TEXT, done_pane
+#   predicates: rc_is, rc_failed, out_is, out_empty, shows, not_shows (on RC, OUT, PANE)
+#
+# Variables it sets: REPO, SELF, T (work dir), SOCK (tmux socket), STATE (enrol), N, PASS,
+# FAIL, COMPLETE, PANE, RC, OUT (the file the case's command writes; set by the caller).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SELF=$(readlink -f "$0")
+MODULE=${SECUREROOM_MODULE:-$REPO/.build/release/pam_secureroom.so}
+CLI=${SECUREROOM_CLI:-$REPO/.build/release/secureroom}
+TIMEOUT=${SR_E2E_TIMEOUT:-15}
+
+E2E_NAME=$(basename "$0")
+E2E_UNSHARE=(--mount --propagation private)
+E2E_ROOT_REASON="it bind-mounts over /etc inside a private mount namespace"
+E2E_INNER_WHERE="the namespace"
+E2E_TOOLS=(unshare tmux setpriv sha256sum mount mountpoint getent)
+E2E_USERS=() E2E_UIDS=() GUARDED=() GUARDED_DIRS=() E2E_ADDED=()
+E2E_LEFTOVERS_OK="no bind mounts or work directory left behind"
+E2E_LEFTOVERS_BAD="bind mounts or %s left behind"
+
+N=0 PASS=0 FAIL=0 COMPLETE=0
+
+outer_prerequisites() { :; }
+outer_snapshot() { :; }
+outer_header() { :; }
+outer_on_abort() { :; }
+outer_checks() { :; }
+outer_cleanup() { :; }
+outer_leftovers() { :; }
+inner_stop() { :; }
+check_diagnostics() { :; }
+
+die() { echo "$E2E_NAME: $*" >&2; exit 2; }
+
+tally() {
+    local ok=$1 bad=$2; shift 2
+    N=$((N + 1))
+    if "$@"; then
+        PASS=$((PASS + 1)); echo "ok $N - $ok"; return 0
+    fi
+    FAIL=$((FAIL + 1)); echo "not ok $N - $bad"; return 1
+}
+
+check() {
+    local desc=$1; shift
+    tally "$desc" "$desc" "$@" || check_diagnostics
+    return 0
+}
+
+all() { local c; for c in "$@"; do eval "$c" || return 1; done; }
+
+# A digest of every guarded file (or "absent") and of the guarded directories' listings.
+system_digest() {
+    local f
+    for f in "${GUARDED[@]}"; do
+        if [ -e "$f" ]; then sha256sum "$f"; else echo "absent $f"; fi
+    done
+    for f in "${GUARDED_DIRS[@]}"; do
+        if [ -d "$f" ]; then find "$f" -printf '%p %m %s %T@\n' | sort; else echo "absent $f"; fi
+    done
+    return 0
+}
+
+# Mount points of this mount namespace.
+mount_points() { awk '{ print $5 }' /proc/self/mountinfo | sort; }
+
+# ---------------------------------------------------------------------------------------
+# Outer run: prerequisites, namespace, before/after comparison.
+# ---------------------------------------------------------------------------------------
+users_absent() {
+    local u
+    for u in "${E2E_USERS[@]}" "${E2E_UIDS[@]}"; do
+        if getent passwd "$u" >/dev/null; then return 1; fi
+    done
+    return 0
+}
+
+nothing_left() {
+    [ "$E2E_MOUNTS_BEFORE" = "$(mount_points)" ] && ! grep -qF -- "$E2E_PREFIX" /proc/self/mountinfo \
+        && [ ! -e "$T" ] && outer_leftovers
+}
+
+outer_main() {
+    [ "$(id -u)" -eq 0 ] || die "must run as root ($E2E_ROOT_REASON)"
+    local tool u
+    for tool in "${E2E_TOOLS[@]}"; do
+        command -v "$tool" >/dev/null 2>&1 || die "required tool '$tool' not found"
+    done
+    outer_prerequisites
+    [ -f "$MODULE" ] || die "module not found: $MODULE (build it, or set SECUREROOM_MODULE)"
+    [ -x "$CLI" ] || die "CLI not found or not executable: $CLI (build it, or set SECUREROOM_CLI)"
+    MODULE=$(readlink -f "$MODULE")
+    CLI=$(readlink -f "$CLI")
+    case "$MODULE" in *[[:space:]]*) die "module path must not contain spaces (pam.d syntax): $MODULE";; esac
+    for u in "${E2E_USERS[@]}"; do
+        if getent passwd "$u" >/dev/null; then die "user $u already exists on this system"; fi
+    done
+    for u in "${E2E_UIDS[@]}"; do
+        if getent passwd "$u" >/dev/null; then die "uid $u already exists on this system"; fi
+    done
+
+    local before after
+    before=$(system_digest)
+    outer_snapshot
+    E2E_MOUNTS_BEFORE=$(mount_points)
+
+    # Work directory: root-owned 0755 under sticky /tmp, so it is an acceptable ancestor
+    # of the module's state directory and traversable by the test users.
+    T=$(mktemp -d "/tmp/$E2E_PREFIX.XXXXXX")
+    chmod 0755 "$T"
+    SOCK="$E2E_PREFIX-$$"
+    export TMUX_TMPDIR="$T"          # keep tmux's socket inside $T, not /tmp/tmux-0
+    unset TMUX
+    trap 'outer_cleanup; tmux -L "$SOCK" kill-server >/dev/null 2>&1 || true; rm -rf "$T"' EXIT
+
+    echo "# module: $MODULE"
+    echo "# cli:    $CLI"
+    outer_header
+    local rc=0
+    SR_E2E_INNER=1 SR_E2E_T="$T" SR_E2E_SOCK="$SOCK" SR_E2E_OUTER_PID=$$ \
+        SECUREROOM_MODULE="$MODULE" SECUREROOM_CLI="$CLI" \
+        unshare "${E2E_UNSHARE[@]}" -- /bin/bash "$SELF" || rc=$?
+
+    # Counters written by the inner run (absent if it died early).
+    local complete=0
+    [ -f "$T/results" ] && read -r PASS FAIL N complete < "$T/results"
+    if [ "$complete" != 1 ]; then
+        N=$((N + 1)); FAIL=$((FAIL + 1))
+        echo "not ok $N - inner run (inside $E2E_INNER_WHERE) aborted before finishing (exit $rc)"
+        outer_on_abort
+    fi
+    outer_checks
+
+    # Nothing outside the namespace changed.
+    outer_cleanup
+    tmux -L "$SOCK" kill-server >/dev/null 2>&1 || true
+    rm -rf "$T"
+    trap - EXIT
+    after=$(system_digest)
+    tally "system files unchanged outside the namespace (${E2E_GUARDED_DESC:-${#GUARDED[@]} files, ${#GUARDED_DIRS[@]} dirs})" \
+          "system files changed outside the namespace" test "$before" = "$after" \
+        || diff <(echo "$before") <(echo "$after") | sed 's/^/#   /' || true
+    if [ "${#E2E_USERS[@]}" -eq 1 ]; then
+        tally "test user ${E2E_USERS[0]} does not exist outside the namespace" \
+              "test user ${E2E_USERS[0]} leaked outside the namespace" users_absent || true
+    else
+        tally "test users $(IFS=/; echo "${E2E_USERS[*]}") do not exist outside the namespace" \
+              "test users leaked outside the namespace" users_absent || true
+    fi
+    # shellcheck disable=SC2059
+    tally "$E2E_LEFTOVERS_OK" "$(printf "$E2E_LEFTOVERS_BAD" "$T")" nothing_left || true
+
+    echo "1..$N"
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" -eq 0 ]
+}
+
+# ---------------------------------------------------------------------------------------
+# Inner run (inside the private namespaces).
+# ---------------------------------------------------------------------------------------
+tmux_() { tmux -L "$SOCK" -f /dev/null "$@"; }
+
+inner_cleanup() {
+    tmux_ kill-server >/dev/null 2>&1 || true
+    inner_stop
+    echo "$PASS $FAIL $N $COMPLETE" > "$T/results" 2>/dev/null || true
+}
+
+# require_private_ns mnt|net WHAT: refuse to touch anything unless this run really is in a
+# namespace of its own (not the outer run's).
+require_private_ns() {
+    local kind=$1 what=$2 word=mount
+    [ "$kind" = net ] && word=network
+    [ "$(readlink "/proc/self/ns/$kind")" != "$(readlink "/proc/$SR_E2E_OUTER_PID/ns/$kind")" ] \
+        || die "inner run is not in a private $word namespace; refusing to $what"
+}
+
+# enter_namespaces [NET_WHAT]: check the private mount namespace (and, given NET_WHAT, the
+# private network namespace: its link goes to $T/netns and its loopback comes up), then
+# make every mount private.
+enter_namespaces() {
+    require_private_ns mnt bind-mount
+    [ $# -eq 0 ] || require_private_ns net "$1"
+    mount --make-rprivate /
+    [ $# -eq 0 ] && return 0
+    readlink /proc/self/ns/net > "$T/netns"
+    ip link set lo up || die "ip link set lo up failed"
+}
+
+# Bind-mount a private copy of FILE (made by the caller) over FILE.
+bind_over() {
+    local src=$1 dst=$2
+    mount --bind "$src" "$dst"
+    mountpoint -q "$dst" || die "bind mount over $dst failed"
+}
+
+add_user() {
+    local name=$1 uid=$2 hash=$3 gecos=$4 f
+    local day=$(( $(date +%s) / 86400 ))
+    install -d -m 0755 "$T/etc" "$T/home"
+    if [ ! -e "$T/etc/passwd" ]; then
+        for f in passwd shadow group gshadow; do
+            if [ -e "/etc/$f" ]; then cp -p "/etc/$f" "$T/etc/$f"; fi
+        done
+    fi
+    install -d -m 0700 -o "$uid" -g "$uid" "$T/home/$name"
+    printf '%s:x:%s:%s:%s:%s:/bin/bash\n' "$name" "$uid" "$uid" "$gecos" "$T/home/$name" >> "$T/etc/passwd"
+    # lastchg = today (0 would force a password change in the account stack).
+    printf '%s:%s:%s:0:99999:7:::\n' "$name" "$hash" "$day" >> "$T/etc/shadow"
+    printf '%s:x:%s:\n' "$name" "$uid" >> "$T/etc/group"
+    if [ -e "$T/etc/gshadow" ]; then printf '%s:!::\n' "$name" >> "$T/etc/gshadow"; fi
+    E2E_ADDED+=("$name:$uid")
+}
+
+bind_users() {
+    local f u
+    for f in passwd shadow group gshadow; do
+        if [ -e "$T/etc/$f" ]; then bind_over "$T/etc/$f" "/etc/$f"; fi
+    done
+    for u in "${E2E_ADDED[@]}"; do
+        [ "$(getent passwd "${u%%:*}" | cut -d: -f3)" = "${u#*:}" ] \
+            || die "${u%%:*} not visible after bind mount (nscd?)"
+    done
+}
+
+hash_password() {
+    local h=
+    if command -v python3 >/dev/null 2>&1; then
+        h=$(python3 -W ignore -c 'import crypt, sys; print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_SHA512)))' \
+            "$1" 2>/dev/null) || h=
+    fi
+    if [[ "$h" != '$6$'* ]] && command -v openssl >/dev/null 2>&1; then
+        h=$(openssl passwd -6 "$1")
+    fi
+    [[ "$h" == '$6$'* ]] || die "could not hash the test password (python3 crypt, openssl passwd -6)"
+    printf '%s\n' "$h"
+}
+
+# The module's default config file must not influence the test.
+quiet_default_conf() {
+    if [ -e /etc/security/secureroom.conf ]; then
+        install -d -m 0755 "$T/etc"
+        : > "$T/etc/secureroom.conf"
+        bind_over "$T/etc/secureroom.conf" /etc/security/secureroom.conf
+    fi
+}
+
+# Login records su and sshd write (failures to btmp): private copies.
+sink_login_records() {
+    local f
+    install -d -m 0755 "$T/log"
+    for f in wtmp btmp lastlog; do
+        if [ -f "/var/log/$f" ]; then
+            cp -p "/var/log/$f" "$T/log/$f"
+            bind_over "$T/log/$f" "/var/log/$f"
+        fi
+    done
+}
+
+# enrol PIN [SET OPTIONS...]: the state directory $T/state and TEST_USER's PIN.
+enrol() {
+    local pin=$1; shift
+    STATE="$T/state"
+    "$CLI" init --dir "$STATE" >/dev/null || die "secureroom init --dir $STATE failed"
+    printf '%s\n' "$pin" | "$CLI" set "$TEST_USER" --stdin --dir "$STATE" "$@" >/dev/null \
+        || die "secureroom set $TEST_USER failed"
+    status_json | grep -qE '"enrolled"[[:space:]]*:[[:space:]]*true' \
+        || die "$TEST_USER not enrolled after set: $(status_json)"
+}
+
+status_json() { "$CLI" status "${1:-$TEST_USER}" --json --dir "$STATE" 2>&1 || true; }
+failures_of() { status_json "${1:-$TEST_USER}" | sed -nE 's/.*"failures"[[:space:]]*:[[:space:]]*([0-9]+).*/\1/p'; }
+failures_are() { [ "$(failures_of)" = "$1" ]; }
+
+# Clear TEST_USER's lockout so one case's wrong PINs do not affect the next.
+reset_pin() {
+    "$CLI" reset "$TEST_USER" --dir "$STATE" >/dev/null 2>&1 \
+        || echo "# note: secureroom reset $TEST_USER failed: $("$CLI" reset "$TEST_USER" --dir "$STATE" 2>&1 || true)"
+}
+
+# ---- tmux driving ----------------------------------------------------------------------
+RC_RE='^__RC=[0-9]+__$'
+
+start_tmux() {
+    tmux_ new-session -d -s e2e -x 200 -y 50 "exec sleep 100000"
+    tmux_ set-option -g remain-on-exit on >/dev/null
+}
+
+open_window() {
+    local name=$1 uid=$2 cmd=$3
+    install -d -m 0755 "$T/cases"
+    printf '%s\n' "$cmd" 'echo "__RC=$?__"' > "$T/cases/$name.sh"
+    chmod 0644 "$T/cases/$name.sh"
+    PANE=$(tmux_ new-window -d -P -F '#{pane_id}' -n "$name" \
+        "exec setpriv --reuid=$uid --regid=$uid --init-groups --reset-env /bin/bash --noprofile --norc $T/cases/$name.sh")
+}
+
+read_rc() { RC=$(capture "$PANE" | sed -nE 's/^__RC=([0-9]+)__$/\1/p' | tail -n 1); }
+
+capture() { tmux_ capture-pane -p -J -t "$1" -S - -E - 2>/dev/null || true; }
+pane_has() { capture "$1" | grep -qE -- "$2"; }
+
+# wait_for PANE REGEX: poll (every 0.1 s, up to $TIMEOUT s) until the pane shows REGEX.
+wait_for() {
+    local pane=$1 re=$2 i
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        pane_has "$pane" "$re" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+type_line() { tmux_ send-keys -t "$1" -l -- "$2"; tmux_ send-keys -t "$1" Enter; }
+done_pane() { tmux_ kill-window -t "$PANE" >/dev/null 2>&1 || true; }
+
+# Predicates used with check.
+rc_is()     { [ "$RC" = "$1" ]; }
+rc_failed() { [[ "$RC" =~ ^[0-9]+$ ]] && [ "$RC" -ne 0 ]; }
+out_is()    { [ -f "$OUT" ] && [ "$(cat "$OUT")" = "$1" ]; }
+out_empty() { [ ! -s "$OUT" ]; }
+shows()     { pane_has "$PANE" "$1"; }
+not_shows() { ! pane_has "$PANE" "$1"; }
+
+e2e_main() {
+    if [ "${SR_E2E_INNER:-}" = 1 ]; then
+        T=$SR_E2E_T SOCK=${SR_E2E_SOCK:-}
+        trap inner_cleanup EXIT
+        inner_main
+    else
+        outer_main
+    fi
+}
