@@ -45,11 +45,17 @@ struct ImportCommand: ParsableCommand {
         let value: String
     }
 
-    /// The entries as titles and values in wiped buffers.
+    /// The entries as titles and values in wiped buffers. The decoder reads `input` in
+    /// place (no copy of the plaintext into a `Data` that nobody wipes); the `String`s it
+    /// makes on the way are the standard library's and cannot be wiped (SECURITY.md §5).
     static func decode(_ input: [UInt8]) throws -> [(title: String, value: SecretBytes)] {
         let entries: [Entry]
         do {
-            entries = try JSONDecoder().decode([Entry].self, from: Data(input))
+            entries = try input.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else { throw VaultError.invalid("empty input") }
+                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
+                return try JSONDecoder().decode([Entry].self, from: view)
+            }
         } catch {
             throw VaultError.invalid("standard input is not a JSON array of {\"title\", \"value\"} objects")
         }
