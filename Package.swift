@@ -27,7 +27,6 @@ let package = Package(
         .library(name: "SecureRoomVault", targets: ["SecureRoomVault"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
@@ -43,11 +42,12 @@ let package = Package(
         // libkeyutils (Debian: libkeyutils-dev): the kernel keyring holds unlocked vault keys.
         .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils",
                        providers: [.apt(["libkeyutils-dev"])]),
+        // HMAC, HKDF and ChaCha20-Poly1305 from the system's OpenSSL 3 libcrypto (Debian:
+        // libssl-dev), which sshd and sudo already load: no embedded crypto library.
+        .target(name: "CSecureRoomCrypto",
+                linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "SecureRoomCore",
-                dependencies: [
-                    "CArgon2", "CKeyutils", "CSecureRoomSystem",
-                    .product(name: "Crypto", package: "swift-crypto"),
-                ]),
+                dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto"]),
         .target(name: "PAMSecureRoom",
                 dependencies: ["SecureRoomCore", "CSecureRoomPAM"]),
         .target(name: "SecureRoomToolSupport",

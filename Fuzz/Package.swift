@@ -32,7 +32,6 @@ let package = Package(
     name: "SecureRoomFuzz",
     dependencies: [
         .package(name: "SecureRoom", path: ".."),
-        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     ],
     targets: [
         // Input splitting, test-vector constants and the check that traps on a violated property.
@@ -41,8 +40,7 @@ let package = Package(
     ] + fuzzers.map { fuzzer in
         .executableTarget(
             name: fuzzer.name,
-            dependencies: ["FuzzSupport", .product(name: "SecureRoomCore", package: "SecureRoom"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["FuzzSupport", .product(name: "SecureRoomCore", package: "SecureRoom")]
                 + (fuzzer.vault ? [.product(name: "SecureRoomVault", package: "SecureRoom")] : []),
             swiftSettings: swiftSettings)
     }

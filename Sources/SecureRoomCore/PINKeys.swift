@@ -1,5 +1,3 @@
-import Crypto
-
 /// The keys derived from a PIN (docs/FORMAT.md §2, DESIGN §3):
 ///
 ///     master   = argon2id(PIN, salt, secret = pepper, ad = "secureroom/1 user=" || user)
@@ -42,8 +40,7 @@ public enum PINKeys {
     /// HMAC-SHA256(key = pepper, "secureroom/1 decoy" || 0 || NAME): the first byte and the
     /// next 16. Keyed, so nobody without the pepper can tell which names share a slot.
     public static func decoy(for user: UserName, pepper: Pepper) -> (slot: UInt8, salt: [UInt8]) {
-        let key = pepper.bytes.withUnsafeBytes { SymmetricKey(data: $0) }
-        let mac = Array(HMAC<SHA256>.authenticationCode(for: Array("secureroom/1 decoy\0\(user.rawValue)".utf8), using: key))
+        let mac = SealedKeys.mac(Array("secureroom/1 decoy\0\(user.rawValue)".utf8), key: pepper.bytes)
         return (mac[0], Array(mac[1...Argon2id.saltLength]))
     }
 

@@ -1,23 +1,68 @@
-import Crypto
-import FoundationEssentials
+import CSecureRoomCrypto
 
-/// The two primitives every SecureRoom key goes through (docs/FORMAT.md §2, §7, §9):
-/// HKDF-SHA256 from secret input, and ChaCha20-Poly1305 opening into a wiped buffer.
+/// The primitives every SecureRoom key goes through (docs/FORMAT.md §2, §7, §9), on the
+/// system's libcrypto (CSecureRoomCrypto): HKDF-SHA256 into a wiped buffer, HMAC-SHA256,
+/// and ChaCha20-Poly1305 sealing and opening, with the plaintext only ever in wiped
+/// buffers. Sealed data is `nonce (12) || ciphertext || tag (16)`.
 public enum SealedKeys {
+    /// Length of a ChaCha20-Poly1305 nonce and tag.
+    public static let nonceLength = 12
+    public static let tagLength = 16
+    /// Length of every derived key and MAC.
+    public static let keyLength = 32
+
     /// HKDF-SHA256(IKM = `input`, `salt`, `info`), 32 bytes.
-    public static func derive(_ input: SecretBytes, salt: [UInt8] = [], info: String) -> SymmetricKey {
-        input.withUnsafeBytes {
-            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: $0), salt: salt,
-                                   info: Array(info.utf8), outputByteCount: 32)
+    public static func derive(_ input: SecretBytes, salt: [UInt8] = [], info: String) -> SecretBytes {
+        let key = SecretBytes(count: keyLength)
+        let information = Array(info.utf8)
+        let ok = key.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { ikm in
+                sr_hkdf_sha256(ikm.baseAddress, ikm.count, salt, salt.count, information, information.count,
+                               out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
+            }
         }
+        // HKDF over an in-memory buffer fails only if libcrypto cannot allocate: then the
+        // key stays zero, and whatever it seals or checks fails to verify, never to match.
+        if ok != 1 { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        return key
     }
 
-    /// Opens `combined` (nonce || ciphertext || tag) into a `SecretBytes`; the plaintext's
-    /// intermediate copy is wiped. Nil if it does not authenticate.
-    public static func open(_ combined: [UInt8], using key: SymmetricKey, authenticating associatedData: [UInt8]) -> SecretBytes? {
-        guard let box = try? ChaChaPoly.SealedBox(combined: combined),
-              var plain = try? ChaChaPoly.open(box, using: key, authenticating: associatedData) else { return nil }
-        defer { plain.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        return plain.withUnsafeBytes { SecretBytes(copying: $0) }
+    /// HMAC-SHA256(`key`, `data`), 32 bytes.
+    public static func mac(_ data: [UInt8], key: SecretBytes) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: keyLength)
+        _ = key.withUnsafeBytes { sr_hmac_sha256($0.baseAddress, $0.count, data, data.count, &out) }
+        return out
+    }
+
+    /// Seals `plaintext` under `key` with a random nonce, authenticating `associatedData`.
+    public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating associatedData: [UInt8]) throws -> [UInt8] {
+        let nonce = try SecretBytes.random(count: nonceLength).withUnsafeBytes { Array($0) }
+        var sealed = nonce + [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        let ok = sealed.withUnsafeMutableBufferPointer { out in
+            key.withUnsafeBytes { key in
+                sr_chacha20_poly1305_seal(key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce,
+                                          associatedData, associatedData.count, plaintext.baseAddress, plaintext.count,
+                                          out.baseAddress.map { $0 + nonceLength }, out.baseAddress.map { $0 + nonceLength + plaintext.count })
+            }
+        }
+        guard ok == 1 else { throw SecureRoomError.kdfFailure("ChaCha20-Poly1305 sealing failed in libcrypto") }
+        return sealed
+    }
+
+    /// Opens `sealed` into a `SecretBytes`; nil if it does not authenticate.
+    public static func open(_ sealed: [UInt8], key: SecretBytes, authenticating associatedData: [UInt8]) -> SecretBytes? {
+        guard sealed.count >= nonceLength + tagLength else { return nil }
+        let plain = SecretBytes(count: sealed.count - nonceLength - tagLength)
+        let ok = plain.withUnsafeMutableBytes { out in
+            sealed.withUnsafeBufferPointer { input in
+                key.withUnsafeBytes { key in
+                    sr_chacha20_poly1305_open(key.baseAddress?.assumingMemoryBound(to: UInt8.self), input.baseAddress,
+                                              associatedData, associatedData.count, input.baseAddress.map { $0 + nonceLength },
+                                              out.count, input.baseAddress.map { $0 + sealed.count - tagLength },
+                                              out.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+        }
+        return ok == 1 ? plain : nil
     }
 }

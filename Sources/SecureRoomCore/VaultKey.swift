@@ -1,5 +1,3 @@
-import Crypto
-
 /// The vault's data key (DEK) and how it is kept (docs/FORMAT.md §7, DESIGN §3):
 ///
 ///     KEK     = HKDF-SHA256(master, salt = "", info = "secureroom/1 vault-kek", 32)
@@ -43,18 +41,13 @@ public enum VaultKey {
         Array("secureroom/1 vault-key user=\(user.rawValue)".utf8)
     }
 
-    private static func seal(_ dek: SecretBytes, key: SymmetricKey, user: UserName) throws -> [UInt8] {
-        do {
-            let box = try dek.withUnsafeBytes { try ChaChaPoly.seal($0, using: key, authenticating: associatedData(user)) }
-            return Array(box.combined)
-        } catch {
-            throw SecureRoomError.kdfFailure("cannot seal the vault key: \(error)")
-        }
+    private static func seal(_ dek: SecretBytes, key: SecretBytes, user: UserName) throws -> [UInt8] {
+        try dek.withUnsafeBytes { try SealedKeys.seal($0, key: key, authenticating: associatedData(user)) }
     }
 
-    private static func open(_ wrapped: [UInt8], key: SymmetricKey, user: UserName) -> SecretBytes? {
+    private static func open(_ wrapped: [UInt8], key: SecretBytes, user: UserName) -> SecretBytes? {
         guard wrapped.count == wrappedLength,
-              let dek = SealedKeys.open(wrapped, using: key, authenticating: associatedData(user)),
+              let dek = SealedKeys.open(wrapped, key: key, authenticating: associatedData(user)),
               dek.count == length else { return nil }
         return dek
     }

@@ -1,4 +1,3 @@
-import Crypto
 import SecureRoomCore
 
 /// The keys a vault derives from its data key (DEK), and the sealing of one secret
@@ -16,8 +15,8 @@ import SecureRoomCore
 /// Titles are never stored in clear; the associated data ties each blob to its row and
 /// its vault, so a blob moved to another row or another vault does not open.
 struct VaultCipher {
-    private let sealKey: SymmetricKey
-    private let titleKey: SymmetricKey
+    private let sealKey: SecretBytes
+    private let titleKey: SecretBytes
     /// The value stored in `meta` that tells the right DEK from a wrong one.
     let keyCheck: [UInt8]
     private let vaultID: [UInt8]
@@ -38,7 +37,7 @@ struct VaultCipher {
 
     /// The row identity of `title`.
     func titleMAC(_ title: String) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: Array(title.utf8), using: titleKey))
+        SealedKeys.mac(Array(title.utf8), key: titleKey)
     }
 
     /// Seals one secret for the row `titleMAC`.
@@ -61,16 +60,15 @@ struct VaultCipher {
                 }
             }
         }
-        let box = try plaintext.withUnsafeBytes {
-            try ChaChaPoly.seal($0, using: sealKey, authenticating: associatedData(titleMAC))
+        return try plaintext.withUnsafeBytes {
+            try SealedKeys.seal($0, key: sealKey, authenticating: associatedData(titleMAC))
         }
-        return Array(box.combined)
     }
 
     /// Opens the blob of the row `titleMAC`; throws `VaultError.damaged` if it was altered,
     /// belongs to another row or vault, or is not a secret.
     func open(_ sealed: [UInt8], titleMAC: [UInt8]) throws -> VaultSecret {
-        guard let plain = SealedKeys.open(sealed, using: sealKey, authenticating: associatedData(titleMAC)) else {
+        guard let plain = SealedKeys.open(sealed, key: sealKey, authenticating: associatedData(titleMAC)) else {
             throw VaultError.damaged("a secret does not open with this vault's key (altered or moved)")
         }
         return try plain.withUnsafeBytes { bytes -> VaultSecret in

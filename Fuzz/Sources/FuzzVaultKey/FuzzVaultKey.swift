@@ -10,7 +10,6 @@
 ///   not open for another user or with one byte changed;
 /// - a typed recovery key that parses has 40 digits, and its display text parses back
 ///   to the same digits.
-import Crypto
 import FuzzSupport
 @testable import SecureRoomCore
 
@@ -38,9 +37,9 @@ public func fuzzVaultKey(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(bytes(opened) == dek, "a recovery-wrapped key opened to something other than the DEK")
         }
     case 2:
-        let key = SymmetricKey(data: dek)
+        let key = dek.withUnsafeBytes { SecretBytes(copying: $0) }
         let split = min(input.count, Int(input.first ?? 0))
-        if let opened = SealedKeys.open(Array(input[split...]), using: key, authenticating: Array(input[..<split])) {
+        if let opened = SealedKeys.open(Array(input[split...]), key: key, authenticating: Array(input[..<split])) {
             fatalError("fuzz property violated: arbitrary bytes authenticated (\(opened.count) bytes)")
         }
     case 3:
