@@ -9,7 +9,7 @@
 //   SecureRoomCore      records, argon2id, pepper, policy, lockout, protected directory
 //
 // Release artifacts are made by scripts/build, which adds the link flags the PAM
-// module needs (static Swift runtime, version script, -z nodelete); see DESIGN §2.
+// module needs (static Swift runtime, version script, -z nodelete); see docs/DESIGN.md §2.
 import PackageDescription
 
 let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(name: "SecureRoomHelper",
                           dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"]),
         // The vault store: SQLite through GRDB. Only the vault tool links it; the module
-        // never does (DESIGN §2).
+        // never does (docs/DESIGN.md §2).
         .target(name: "SecureRoomVault",
                 dependencies: ["SecureRoomCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // libpam as an application (`secureroom-vault unlock`).

@@ -1,4 +1,4 @@
-// secureroom-helper: a non-root caller's own PIN check or change (HelperMain.swift).
+// secureroom-helper: a non-root caller's own PIN check, change or vault set-up (HelperMain.swift).
 import Glibc
 
 exit(HelperMain.run(arguments: CommandLine.arguments).rawValue)

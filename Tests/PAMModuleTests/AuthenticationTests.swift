@@ -17,6 +17,19 @@ final class AuthenticationTests: XCTestCase {
         XCTAssertEqual(result.errors, [])
     }
 
+    /// The module as scripts/install installs it: stripped (debug info in a file of its
+    /// own), exporting the six entry points, and working the same.
+    func testTheStrippedModuleWorksAsInstalled() throws {
+        let stripped = Artifacts.releaseDirectory + "/stripped/pam_secureroom.so"
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService(module: stripped)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).code, PAMCode.authError)
+        let symbols = try runProgram("/usr/bin/nm", [stripped])
+        XCTAssertTrue(symbols.errorOutput.contains("no symbols"), "not stripped: \(symbols.output.prefix(200))")
+    }
+
     func testWrongPINFailsCountsAndSaysWhatIsLeft() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
         let result = try sandbox.pam(user: user, responses: ["7392"])

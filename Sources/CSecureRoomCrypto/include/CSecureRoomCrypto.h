@@ -1,7 +1,7 @@
 /*
  * CSecureRoomCrypto — the three primitives SecureRoom's records use, from the system's
  * OpenSSL 3 libcrypto (Debian: libssl-dev), which sshd and sudo already load and which
- * receives the distribution's security updates (docs/DESIGN.md "Crypto").
+ * receives the distribution's security updates (docs/DESIGN.md §2, "Crypto").
  *
  * Each function returns 1 on success, 0 on failure (for open: the data did not
  * authenticate, and nothing was written that the caller may use). Names are prefixed sr_.

@@ -149,8 +149,9 @@ public final class ProtectedDirectory {
         try descriptor.synchronize()
     }
 
-    /// How long `lock` waits for another holder, in seconds. A check holds the lock for one
-    /// argon2 run; 30 s covers dozens queued at the default cost.
+    /// How long `lock` waits for another holder, in seconds. A check holds the lock for a
+    /// few file writes, never across argon2 (docs/FORMAT.md §4); 30 s covers a thousand
+    /// queued checks on a slow disk.
     static let lockPatience = 30
 
     /// Takes an exclusive `flock` on the lock file `name` (created 0600 if missing) and

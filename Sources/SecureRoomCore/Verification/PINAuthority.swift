@@ -2,7 +2,7 @@ import Glibc
 
 /// Where a PIN is checked or changed: in this process when it may read the root-only
 /// state (`LocalPINAuthority`), or by the setuid `secureroom-helper` for anyone else
-/// (`HelperClient`). The PAM module and the admin tool pick one with `forCaller` and
+/// (`HelperClient`). The PAM module and the admin tool pick one with `pinAuthority(for:)` and
 /// then run the same code for both.
 ///
 /// Both ask for PINs through closures, and only when a check can happen: a user without

@@ -29,7 +29,7 @@ public enum HelperProtocol {
         case replaceVault = "replace-vault"
     }
 
-    /// The helper's exit statuses (documented in secureroom-helper(8), README "Files").
+    /// The helper's exit statuses (documented in README "HELPER" and docs/SECURITY.md §3.2).
     public enum ExitStatus: Int32, Sendable {
         /// Right PIN (for `change`: and the new PIN is set).
         case success = 0

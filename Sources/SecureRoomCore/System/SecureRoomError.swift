@@ -1,7 +1,7 @@
 import Glibc
 
 /// Every failure the core reports. Callers map these to their own edge:
-/// the PAM module to a return code and a syslog line (PAMSecureRoom/ReturnCodes.swift),
+/// the PAM module to a return code and a syslog line (PAMSecureRoom/ModuleResult.swift),
 /// the CLI to an error message and an exit status.
 public enum SecureRoomError: Error, Equatable, Sendable {
     /// A directory or file of the state is not safe to trust (owner, mode, symlink, type, links).

@@ -1,4 +1,4 @@
-/// The vault's data key (DEK) and how it is kept (docs/FORMAT.md §7, DESIGN §3):
+/// The vault's data key (DEK) and how it is kept (docs/FORMAT.md §7, docs/DESIGN.md §3):
 ///
 ///     KEK     = HKDF-SHA256(master, salt = "", info = "secureroom/1 vault-kek", 32)
 ///     RKEK    = HKDF-SHA256(recovery digits, salt = recovery salt, info = "secureroom/1 recovery-kek", 32)

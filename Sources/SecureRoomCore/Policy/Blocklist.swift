@@ -3,7 +3,7 @@ import Glibc
 /// A set of PINs refused at set/change time.
 ///
 /// The built-in list is Apple's 274 four-digit PINs and the 2,740-PIN data-driven list
-/// of Markert et al. (IEEE S&P 2020), 2,793 PINs: with the default `deny` an attacker who
+/// of Markert et al. (IEEE S&P 2020), 2,756 PINs (2,793 refused with the constant steps): with the default `deny` an attacker who
 /// tries the most common allowed PINs first opens under 1% of accounts, at the cost of
 /// refusing 27.9% of the space (docs/SECURITY.md §1.1). `blocklist=PATH` loads another
 /// list (one PIN per line, `#` comments).

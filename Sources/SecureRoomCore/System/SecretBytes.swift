@@ -5,7 +5,7 @@ import Glibc
 ///
 /// The memory is allocated outside Swift's copy-on-write storage, locked in RAM
 /// where the process may (mlock), and wiped with `explicit_bzero` when the last
-/// reference goes away, in the manner of swift-crypto's `SecureBytes`.
+/// reference goes away.
 public final class SecretBytes {
     private let storage: UnsafeMutableRawBufferPointer
 

@@ -1,4 +1,4 @@
-/// Checks a PIN under the lockout rules (DESIGN §4, docs/FORMAT.md §4). Shared by the
+/// Checks a PIN under the lockout rules (docs/DESIGN.md §4, docs/FORMAT.md §4). Shared by the
 /// PAM module, the admin tool's `change`, and the setuid helper — the one implementation
 /// of the rules.
 ///
@@ -28,7 +28,8 @@ public struct PINVerifier {
         case repeatedIncorrect(LockoutStatus)
         /// Refused without checking: the tally is delayed or disabled.
         case locked(LockoutStatus)
-        /// The user has no PIN; a dummy argon2 ran so the time spent matches a real check.
+        /// The user has no PIN (it was removed while the check ran); the time and writes a
+        /// wrong PIN costs were spent (`spendEquivalentTime`).
         case notEnrolled
     }
 

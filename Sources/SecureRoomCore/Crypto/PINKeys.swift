@@ -1,4 +1,4 @@
-/// The keys derived from a PIN (docs/FORMAT.md §2, DESIGN §3):
+/// The keys derived from a PIN (docs/FORMAT.md §2, docs/DESIGN.md §3):
 ///
 ///     master   = argon2id(PIN, salt, secret = pepper, ad = "secureroom/1 user=" || user)
 ///     verifier = HKDF-SHA256(master, salt = "", info = "secureroom/1 verifier", 32)

@@ -62,7 +62,8 @@ public struct Configuration: Sendable {
     /// Services whose transactions always count as remote (`remote_services=`, comma-separated).
     public var remoteServices: Set<String> = ["sshd"]
     /// This `auth` line runs after the primary (password) authentication succeeded: clear
-    /// the user's PIN lockout and return PAM_SUCCESS (`authsucc`, pam_faillock's pattern).
+    /// the user's PIN lockout (`authsucc`, pam_faillock's pattern); it always returns
+    /// PAM_IGNORE, so it can never let anyone in.
     public var authSucceeded = false
 
     /// Keys that were not recognised (reported, not fatal).

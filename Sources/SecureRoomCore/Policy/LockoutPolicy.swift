@@ -1,4 +1,4 @@
-/// The lockout schedule (DESIGN §4, docs/README "Lockout"): after a number of
+/// The lockout schedule (docs/DESIGN.md §4, README "DEFAULTS AND WHY"): after a number of
 /// consecutive failures the next attempt must wait a delay; at `deny` failures the PIN
 /// is disabled until a success elsewhere or an administrator's reset.
 public struct LockoutPolicy: Equatable, Sendable {
@@ -77,7 +77,7 @@ public struct LockoutPolicy: Equatable, Sendable {
     }
 
     /// Parses a schedule: comma-separated `FAILURES:DELAY`, DELAY in seconds or with an
-    /// `s`, `m`, `h` or `d` suffix (`5:1m,6:5m,7:15m,9:1h`). Empty means no delays.
+    /// `s`, `m`, `h` or `d` suffix (`5:1m,6:5m,7:15m,8:1h`). Empty means no delays.
     public static func parseSchedule(_ text: String) throws -> [Step] {
         guard !text.isEmpty else { return [] }
         return try text.split(separator: ",", omittingEmptySubsequences: false).map { item in

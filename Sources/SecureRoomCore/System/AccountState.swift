@@ -2,7 +2,7 @@ import CSecureRoomSystem
 import Glibc
 
 /// What the shadow file says about an account, as pam_unix reads it: a PIN must not open
-/// an account the administrator closed (README "Account state").
+/// an account the administrator closed (docs/DESIGN.md §6).
 ///
 /// - a password hash behind a `!` (`passwd -l`, `usermod -L`) is a locked account; a field
 ///   that never held a password (`!` or `*` alone, as for system and test accounts) is not;
