@@ -30,8 +30,12 @@ final class VaultTests: XCTestCase {
         _ = try stage.vault(as: uid, ["lock"])
     }
 
+    /// Locks the vault, then lets the sandbox go (XCTest keeps test-case instances to the
+    /// end of the run, so its directory would otherwise stay in /tmp).
     override func tearDownWithError() throws {
         if let stage { _ = try stage.vault(as: uid, ["lock"]) }
+        stage = nil
+        sandbox = nil
     }
 
     /// `init` as the user: returns the recovery key it printed once.
