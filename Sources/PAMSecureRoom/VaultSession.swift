@@ -65,10 +65,11 @@ struct VaultSession {
     }
 
     /// At a PIN check (as root): sessions of the user whose process died without
-    /// `close_session` are forgotten, and if none is left, a key a session put in the
-    /// keyring is removed.
+    /// `close_session` are forgotten, and if that left none, a key a session put in the
+    /// keyring is removed. The keyring is looked at only then, not at every login.
     func forgetEndedSessions(of user: UserName) throws {
-        guard try SessionCounter(path: call.configuration.sessionDirectory).prune(for: user) == 0,
+        let sessions = try SessionCounter(path: call.configuration.sessionDirectory).prune(for: user)
+        guard sessions.forgotten > 0, sessions.live == 0,
               let keyring = keyring(of: user), try keyring.isSessionBound(), try keyring.remove()
         else { return }
         call.pam.log(LOG_INFO, "vault locked for \(user) (its last session ended without closing)")

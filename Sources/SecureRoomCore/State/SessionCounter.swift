@@ -32,19 +32,27 @@ public struct SessionCounter {
     /// Adds the session `process` holds for `user`; returns how many are alive.
     @discardableResult
     public func open(for user: UserName, by process: ProcessIdentity) throws -> Int {
-        try update(user) { $0.append(process) }
+        try update(user, create: true) { $0.append(process) }.live
     }
 
     /// Ends the session `process` holds for `user`, if it holds one; returns how many are
     /// alive (0: the last one ended).
     @discardableResult
     public func close(for user: UserName, by process: ProcessIdentity) throws -> Int {
-        try update(user) { sessions in sessions.removeAll { $0 == process } }
+        try update(user, create: true) { sessions in sessions.removeAll { $0 == process } }.live
     }
 
-    /// Forgets the sessions whose process is gone; returns how many are alive.
-    @discardableResult
-    public func prune(for user: UserName) throws -> Int { try update(user) { _ in } }
+    /// Forgets the sessions whose process is gone: how many are alive, and how many were
+    /// forgotten. Where nothing was ever counted (no directory, no list) it reads one
+    /// directory and returns (0, 0): it runs at every PIN check, and must cost next to
+    /// nothing for users who have no dead session.
+    public func prune(for user: UserName) throws -> (live: Int, forgotten: Int) {
+        do {
+            return try update(user, create: false) { _ in }
+        } catch SecureRoomError.stateMissing {
+            return (0, 0)
+        }
+    }
 
     /// How many of `user`'s sessions are alive, read without changing anything (the user's
     /// own tools, which cannot write here); nil if the list cannot be read or trusted.
@@ -57,15 +65,20 @@ public struct SessionCounter {
     private func fileName(_ user: UserName) -> String { "\(user.rawValue).sessions" }
 
     /// Changes the list under the user's lock: dead sessions are dropped first, then
-    /// `change` runs; the list is written (or removed when empty) and its size returned.
-    private func update(_ user: UserName, _ change: (inout [ProcessIdentity]) -> Void) throws -> Int {
-        let directory = try ProtectedDirectory.open(path, create: true, owner: owner)
+    /// `change` runs; the list is written (or removed when empty). Returns its size and how
+    /// many dead sessions were dropped. Without `create`, a missing directory throws
+    /// `stateMissing` and a missing list changes nothing.
+    private func update(_ user: UserName, create: Bool,
+                        _ change: (inout [ProcessIdentity]) -> Void) throws -> (live: Int, forgotten: Int) {
+        let directory = try ProtectedDirectory.open(path, create: create, owner: owner)
+        let name = fileName(user)
+        if !create, try directory.read(name, limit: Self.maximumSize, othersMayRead: true) == nil { return (0, 0) }
         try directory.allowReading()
         let lock = try directory.lock("\(user.rawValue).lock")
         defer { withExtendedLifetime(lock) {} }
-        let name = fileName(user)
         let before = try directory.read(name, limit: Self.maximumSize, othersMayRead: true).map(Self.parse) ?? []
         var sessions = before.filter(\.isAlive)
+        let forgotten = before.count - sessions.count
         change(&sessions)
         if sessions.isEmpty {
             try directory.remove(name)
@@ -73,7 +86,7 @@ public struct SessionCounter {
             let lines = sessions.map { ("session", "\($0.pid) \($0.start)") }
             try directory.writeAtomically(name, contents: RecordText.render(header: Self.header, lines), mode: 0o644)
         }
-        return sessions.count
+        return (sessions.count, forgotten)
     }
 
     /// The sessions a file lists. A file of another form (the count an earlier version

@@ -100,16 +100,18 @@ public struct PINVerifier {
                                         parameters: credential.parameters)
         let matches = credential.verifier.withUnsafeBytes { PINKeys.verifier(master: master).constantTimeEquals($0) }
 
-        // Step 3: resolve the attempt against the records as they are now.
+        // Step 3: resolve the attempt against the records as they are now. A success also
+        // hands out the credential as written, for `rehash`.
+        var succeeded: CredentialRecord?
         let outcome: Outcome = try store.withExclusiveLock(for: user) {
             var tally = try store.lockout(for: user)
             let wasPending = tally.resolve(attempt)
-            guard var current = try store.credential(for: user), current.isSamePIN(as: credential) else {
+            let found = try store.credential(for: user)
+            guard var current = found, current.isSamePIN(as: credential) else {
                 // The PIN was set or removed by an administrator meanwhile: this check
                 // was against a PIN that no longer exists, and counts nothing.
                 if wasPending { try store.write(tally, for: user) }
-                return try store.credential(for: user) == nil
-                    ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
+                return found == nil ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
             }
             if matches {
                 tally.recordSuccess(at: clock.now().wallSeconds)
@@ -119,6 +121,7 @@ public struct PINVerifier {
                     try whileLocked(&current, master)
                     if current != before { try store.write(current) }
                 }
+                succeeded = current
                 return .success(vaultKey: current.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) })
             }
             guard wasPending else {
@@ -139,7 +142,9 @@ public struct PINVerifier {
             }
             return .incorrect(status)
         }
-        if whileLocked == nil, case .success = outcome { try rehash(pin, for: user, after: master) }
+        if whileLocked == nil, let succeeded, case .success(let vaultKey) = outcome {
+            try rehash(pin, for: user, checked: succeeded, vaultKey: vaultKey)
+        }
         return outcome
     }
 
@@ -148,12 +153,12 @@ public struct PINVerifier {
     /// parameters and the vault key re-wrapped, in one atomic write (the recovery record
     /// is untouched). argon2 runs outside the lock; the write happens only if the record
     /// is still the one that was checked.
-    private func rehash(_ pin: SecretBytes, for user: UserName, after master: SecretBytes) throws {
-        guard let credential = try store.credential(for: user),
-              credential.parameters != store.configuration.kdf else { return }
-        let vaultKey = credential.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) }
-        guard credential.vaultKey == nil || vaultKey != nil else { return }
-        try Enrollment(store: store, clock: clock).rederive(pin, for: user, replacing: credential, vaultKey: vaultKey)
+    /// `checked` is the credential step 3 verified, `vaultKey` the key it unwrapped: no
+    /// record is read again for the (usual) case where nothing needs re-deriving.
+    private func rehash(_ pin: SecretBytes, for user: UserName, checked: CredentialRecord, vaultKey: SecretBytes?) throws {
+        guard checked.parameters != store.configuration.kdf,
+              checked.vaultKey == nil || vaultKey != nil else { return }
+        try Enrollment(store: store, clock: clock).rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
     }
 
     /// A check for a user without a PIN, or an unknown name (`nopin=fail`): the same three
