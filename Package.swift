@@ -14,6 +14,10 @@ import PackageDescription
 
 let testSettings: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
+// The module, the helper and what they link do without the Regex library (_StringProcessing, ~1.5 MB of the
+// module): the compiler would otherwise import it implicitly into every file.
+let withoutRegex: [SwiftSetting] = [.unsafeFlags(["-Xfrontend", "-disable-implicit-string-processing-module-import"])]
+
 let package = Package(
     name: "SecureRoom",
     products: [
@@ -47,11 +51,14 @@ let package = Package(
         .target(name: "CSecureRoomCrypto",
                 linkerSettings: [.linkedLibrary("crypto")]),
         .target(name: "SecureRoomCore",
-                dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto"]),
+                dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto"],
+                swiftSettings: withoutRegex),
         .target(name: "PAMSecureRoom",
-                dependencies: ["SecureRoomCore", "CSecureRoomPAM"]),
+                dependencies: ["SecureRoomCore", "CSecureRoomPAM"],
+                swiftSettings: withoutRegex),
         .target(name: "SecureRoomToolSupport",
-                dependencies: ["SecureRoomCore", "CSecureRoomSystem"]),
+                dependencies: ["SecureRoomCore", "CSecureRoomSystem"],
+                swiftSettings: withoutRegex),
         .executableTarget(name: "SecureRoomAdmin",
                           dependencies: [
                               "SecureRoomCore", "SecureRoomToolSupport",
@@ -60,7 +67,8 @@ let package = Package(
         // Runs before the Swift runtime in the setuid helper: environment, descriptors.
         .target(name: "CSecureRoomHelperStartup"),
         .executableTarget(name: "SecureRoomHelper",
-                          dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"]),
+                          dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"],
+                          swiftSettings: withoutRegex),
         // The vault store: SQLite through GRDB. Only the vault tool links it; the module
         // never does (docs/DESIGN.md §2).
         .target(name: "SecureRoomVault",
@@ -84,7 +92,7 @@ let package = Package(
                     swiftSettings: testSettings),
         .testTarget(name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],
                     exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport"],
+        .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport", "SecureRoomAdmin", "SecureRoomCore"],
                     swiftSettings: testSettings),
         .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
                     swiftSettings: testSettings),

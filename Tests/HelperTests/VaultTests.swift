@@ -212,7 +212,7 @@ final class VaultTests: XCTestCase {
     /// key was added to @u without possession, keyctl_setperm failed with EACCES, and the
     /// key stayed with no timeout after the session closed.
     func testSuFromAShellWithItsOwnSessionKeyringStillLocks() throws {
-        try prepare(extraConfiguration: "vault_timeout = 3s\n")
+        try prepare(extraConfiguration: "vault_timeout = 5s\n")
         try setUpVault()
         XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
         XCTAssertEqual(try vault(["lock"]).status, 0)
@@ -229,17 +229,17 @@ final class VaultTests: XCTestCase {
         // And the timeout, while the session is still open.
         let held = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
         try assertSecret("s3cret")
-        Thread.sleep(forTimeInterval: 4.5)
+        Thread.sleep(forTimeInterval: 6.5)
         try assertLocked()
         try held.release()
     }
 
     func testTimeoutLocks() throws {
-        try prepare(extraConfiguration: "vault_timeout = 2s\n")
+        try prepare(extraConfiguration: "vault_timeout = 4s\n")
         try setUpVault()
         XCTAssertEqual(try vault(["add", "github"], input: "v").status, 0)
         try assertSecret("v")
-        Thread.sleep(forTimeInterval: 3.5)
+        Thread.sleep(forTimeInterval: 5.5)
         try assertLocked()
     }
 

@@ -134,6 +134,9 @@ final class VerifierTests: XCTestCase {
     func testReadsRacingWithReplacementsAlwaysSucceed() throws {
         let writes = 3_000
         var readErrors: [String] = []
+        // The writer's error, read only after `done` (the semaphore orders the two threads).
+        final class WriteError: @unchecked Sendable { var text: String? }
+        let writeError = WriteError()
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             defer { done.signal() }
@@ -141,7 +144,7 @@ final class VerifierTests: XCTestCase {
                 var tally = LockoutRecord()
                 tally.failedAt = Array(repeating: 1_795_000_000, count: count % 7)
                 tally.lastFailure = self.clock.now()
-                do { try self.store.write(tally, for: self.user) } catch { readErrors.append("write: \(error)"); return }
+                do { try self.store.write(tally, for: self.user) } catch { writeError.text = "write: \(error)"; return }
             }
         }
         var reads = 0
@@ -149,6 +152,7 @@ final class VerifierTests: XCTestCase {
             do { _ = try store.lockout(for: user) } catch { readErrors.append("\(error)") }
             reads += 1
         }
+        XCTAssertNil(writeError.text)
         XCTAssertGreaterThan(reads, 100)
         XCTAssertEqual(readErrors, [], "\(readErrors.count) of \(reads) reads failed")
     }

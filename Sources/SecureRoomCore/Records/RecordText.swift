@@ -30,7 +30,7 @@ struct RecordText {
         }
         lines.removeFirst()
         for line in lines {
-            guard let separator = line.firstRange(of: ": ") else {
+            guard let separator = Self.firstSeparator(in: line) else {
                 throw SecureRoomError.corruptRecord(path: path, reason: "malformed line")
             }
             let key = String(line[..<separator.lowerBound])
@@ -42,6 +42,18 @@ struct RecordText {
             }
             fields[key, default: []].append(line[separator.upperBound...])
         }
+    }
+
+    /// The first ": " in a line (what splits key from value). The module is built without
+    /// the Regex library, whose `firstRange(of:)` this would otherwise be.
+    private static func firstSeparator(in line: Substring) -> Range<Substring.Index>? {
+        var index = line.startIndex
+        while let colon = line[index...].firstIndex(of: ":") {
+            let next = line.index(after: colon)
+            if next < line.endIndex && line[next] == " " { return colon..<line.index(after: next) }
+            index = next
+        }
+        return nil
     }
 
     /// The single value of a required key.

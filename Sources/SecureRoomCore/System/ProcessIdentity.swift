@@ -18,7 +18,9 @@ public struct ProcessIdentity: Equatable, Sendable {
     /// This process; nil without /proc.
     public static func current() -> ProcessIdentity? { of(getpid()) }
 
-    /// The process `pid` now, or nil if there is none (or no /proc).
+    /// The process `pid` now, or nil if there is none (or no /proc). A zombie (state Z or X:
+    /// it has exited, only its parent has not collected it yet) is none: a `su` killed with
+    /// SIGKILL is one until its parent reaps it, and its session is over from that moment.
     public static func of(_ pid: Int32) -> ProcessIdentity? {
         guard pid > 0,
               let stat = try? FileDescriptor.open("/proc/\(pid)/stat", in: nil, flags: O_RDONLY, displayPath: "stat")
@@ -27,7 +29,8 @@ public struct ProcessIdentity: Equatable, Sendable {
         else { return nil }
         // After "pid (comm)" come the fields from 3 (state) on: starttime is field 22.
         let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
-        guard fields.count > 19, let start = UInt64(String(decoding: fields[fields.startIndex + 19], as: UTF8.self)) else { return nil }
+        guard fields.count > 19, let state = fields.first?.first,
+              state != UInt8(ascii: "Z"), state != UInt8(ascii: "X"), let start = UInt64(String(decoding: fields[fields.startIndex + 19], as: UTF8.self)) else { return nil }
         return ProcessIdentity(pid: pid, start: start)
     }
 

@@ -1,29 +1,30 @@
 import Glibc
+import SecureRoomCore
 
 /// Chooses argon2id parameters for a time budget on this machine, memory first, as
 /// RFC 9106 §4 advises: take the most memory allowed with one pass; if that is over the
 /// budget, shrink the memory; otherwise add passes while they fit. When the memory is
 /// capped and the next pass would overshoot with most of the budget unused, that pass is
 /// tried over less memory and kept if it is more work (m × t) within the budget.
-public struct KDFTuning {
+struct KDFTuning {
     /// One measured configuration.
-    public struct Trial: Equatable, Sendable {
+    struct Trial: Equatable, Sendable {
         /// The parameters tried.
-        public let parameters: KDFParameters
+        let parameters: KDFParameters
         /// The median time of one run, in milliseconds.
-        public let milliseconds: Double
+        let milliseconds: Double
     }
 
     /// The time budget for one run, in milliseconds.
-    public let targetMilliseconds: Double
+    let targetMilliseconds: Double
     /// The most memory to propose, in KiB.
-    public let maximumMemoryKiB: UInt32
+    let maximumMemoryKiB: UInt32
     /// Lanes to propose.
-    public let lanes: UInt32
+    let lanes: UInt32
     private let measure: (KDFParameters) throws -> Double
 
     /// A tuning that times each candidate with `measure` (milliseconds per run).
-    public init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32,
+    init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32,
                 measure: @escaping (KDFParameters) throws -> Double) {
         self.targetMilliseconds = targetMilliseconds
         self.maximumMemoryKiB = maximumMemoryKiB
@@ -32,27 +33,27 @@ public struct KDFTuning {
     }
 
     /// A tuning timed by real argon2id runs (`timeRun`).
-    public init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32) {
+    init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32) {
         self.init(targetMilliseconds: targetMilliseconds, maximumMemoryKiB: maximumMemoryKiB, lanes: lanes,
                   measure: { try Self.timeRun($0) })
     }
 
     /// The smallest memory worth proposing: 8 MiB (below that argon2 is cheap to attack).
-    public static let minimumMemoryKiB: UInt32 = 8_192
+    static let minimumMemoryKiB: UInt32 = 8_192
 
     /// What a tuning tried and what it proposes.
-    public struct Outcome: Sendable {
+    struct Outcome: Sendable {
         /// Every configuration measured, in order.
-        public let trials: [Trial]
+        let trials: [Trial]
         /// The largest cost within the budget, or the smallest allowed configuration if
         /// even that is over it.
-        public let proposal: Trial
+        let proposal: Trial
         /// Whether the proposal is within the budget.
-        public let fits: Bool
+        let fits: Bool
     }
 
     /// Measures candidates and returns the proposal.
-    public func run() throws -> Outcome {
+    func run() throws -> Outcome {
         var trials: [Trial] = []
         func trial(_ memory: UInt32, _ passes: UInt32) throws -> Trial {
             let parameters = KDFParameters(memoryKiB: memory, iterations: passes, lanes: lanes)
@@ -108,7 +109,7 @@ public struct KDFTuning {
 
     /// Median wall time, in milliseconds, of three argon2id runs with `parameters` (after
     /// one unmeasured run), with a random password, salt and pepper as at a login.
-    public static func timeRun(_ parameters: KDFParameters) throws -> Double {
+    static func timeRun(_ parameters: KDFParameters) throws -> Double {
         let password = try SecretBytes.random(count: 4)
         let pepper = try SecretBytes.random(count: Pepper.length)
         let salt = try SecretBytes.random(count: Argon2id.saltLength).withUnsafeBytes { Array($0) }

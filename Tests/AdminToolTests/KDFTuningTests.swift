@@ -1,3 +1,4 @@
+@testable import SecureRoomAdmin
 import SecureRoomCore
 import XCTest
 
