@@ -32,7 +32,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // libargon2 (Debian: libargon2-dev).
@@ -59,9 +58,14 @@ let package = Package(
         .target(name: "SecureRoomToolSupport",
                 dependencies: ["SecureRoomCore", "CSecureRoomSystem"],
                 swiftSettings: withoutRegex),
+        // What the two command-line tools share on top of it: exit statuses, error
+        // reports, JSON output (ArgumentParser, FoundationEssentials; never the helper).
+        .target(name: "SecureRoomCommandSupport",
+                dependencies: ["SecureRoomToolSupport",
+                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "SecureRoomAdmin",
                           dependencies: [
-                              "SecureRoomCore", "SecureRoomToolSupport",
+                              "SecureRoomCore", "SecureRoomToolSupport", "SecureRoomCommandSupport",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         // Runs before the Swift runtime in the setuid helper: environment, descriptors.
@@ -69,15 +73,19 @@ let package = Package(
         .executableTarget(name: "SecureRoomHelper",
                           dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"],
                           swiftSettings: withoutRegex),
-        // The vault store: SQLite through GRDB. Only the vault tool links it; the module
+        // libsqlite3 (Debian: libsqlite3-dev), the vault's storage.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
+        // The vault store, on SQLite's C API. Only the vault tool links it; the module
         // never does (docs/DESIGN.md §2).
         .target(name: "SecureRoomVault",
-                dependencies: ["SecureRoomCore", .product(name: "GRDB", package: "GRDB.swift")]),
+                dependencies: ["SecureRoomCore", "CSQLite"]),
         // libpam as an application (`secureroom-vault unlock`).
         .systemLibrary(name: "CPAMClient"),
         .executableTarget(name: "SecureRoomVaultTool",
                           dependencies: [
-                              "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "CPAMClient", "CSecureRoomSystem",
+                              "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "SecureRoomCommandSupport",
+                              "CPAMClient", "CSecureRoomSystem",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         // Test driver: runs one PAM transaction from a private config directory
@@ -97,8 +105,7 @@ let package = Package(
         .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
                     swiftSettings: testSettings),
         .testTarget(name: "SecureRoomVaultTests",
-                    dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport",
-                                   .product(name: "GRDB", package: "GRDB.swift")],
+                    dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport"],
                     swiftSettings: testSettings),
     ]
 )

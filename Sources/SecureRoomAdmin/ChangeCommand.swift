@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 
@@ -58,11 +59,11 @@ struct ChangeCommand: ParsableCommand {
                 throw SecureRoomError.notEnrolled(user: user.rawValue)
             case .locked:
                 printError(Messages.text(for: outcome) ?? "locked")
-                throw Exit.locked
+                throw ExitStatus.locked
             case .incorrect, .repeatedIncorrect:
                 if asRoot { SystemLog.warning("PIN change for \(user): wrong current PIN") }
                 printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
-                throw Exit.wrongPIN
+                throw ExitStatus.wrongPIN
             }
         }
     }
@@ -74,6 +75,6 @@ struct ChangeCommand: ParsableCommand {
 
     private func refuse(_ message: String) throws -> Never {
         printError(message)
-        throw Exit.failure
+        throw ExitStatus.failure
     }
 }

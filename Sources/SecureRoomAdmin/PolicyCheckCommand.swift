@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCommandSupport
 import SecureRoomCore
 
 /// `secureroom policy check`: which PINs the policy refuses.
@@ -32,6 +33,6 @@ struct PolicyCheckCommand: ParsableCommand {
                 }
             }
         }
-        if rejected > 0 { throw Exit.failure }
+        if rejected > 0 { throw ExitStatus.failure }
     }
 }

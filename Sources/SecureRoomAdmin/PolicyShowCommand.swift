@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCommandSupport
 import SecureRoomCore
 
 /// `secureroom policy show`: the policy in effect.
@@ -24,12 +25,7 @@ struct PolicyShowCommand: ParsableCommand {
             let schedule = configuration.lockout.schedule
             let kdf = configuration.kdf
             if json {
-                let steps = schedule.map { "{\"failures\":\($0.failures),\"delay_seconds\":\($0.delay)}" }
-                print("{\"digits\":\(configuration.format.digits),\"deny\":\(configuration.lockout.deny),"
-                      + "\"schedule\":[\(steps.joined(separator: ","))],"
-                      + "\"blocklist\":\"\(JSON.escape(blocklist.source))\",\"blocklist_size\":\(blocklist.count),"
-                      + "\"argon2\":{\"memory_kib\":\(kdf.memoryKiB),\"iterations\":\(kdf.iterations),\"lanes\":\(kdf.lanes)},"
-                      + "\"nopin\":\"\(configuration.noPIN.rawValue)\",\"even_deny_root\":\(configuration.evenDenyRoot)}")
+                print(try JSONOutput.text(PolicyReport(configuration, blocklist: blocklist)))
                 return
             }
             print("""
@@ -46,22 +42,48 @@ struct PolicyShowCommand: ParsableCommand {
     }
 }
 
-/// JSON string escaping for values that are not already known to be plain.
-enum JSON {
-    /// `text` with quotes, backslashes and control characters escaped.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+/// The policy as `policy show --json` prints it.
+struct PolicyReport: Encodable {
+    /// One step of the delay schedule.
+    struct Step: Encodable {
+        let failures: Int
+        let delaySeconds: Int64
+
+        enum CodingKeys: String, CodingKey { case failures, delaySeconds = "delay_seconds" }
+    }
+
+    /// argon2id's parameters for new PINs.
+    struct Argon2: Encodable {
+        let memoryKiB: UInt32
+        let iterations: UInt32
+        let lanes: UInt32
+
+        enum CodingKeys: String, CodingKey { case memoryKiB = "memory_kib", iterations, lanes }
+    }
+
+    let digits: Int
+    let deny: Int
+    let schedule: [Step]
+    let blocklist: String
+    let blocklistSize: Int
+    let argon2: Argon2
+    let nopin: String
+    let evenDenyRoot: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case digits, deny, schedule, blocklist, argon2, nopin
+        case blocklistSize = "blocklist_size", evenDenyRoot = "even_deny_root"
+    }
+
+    init(_ configuration: Configuration, blocklist: Blocklist) {
+        digits = configuration.format.digits
+        deny = configuration.lockout.deny
+        schedule = configuration.lockout.schedule.map { Step(failures: $0.failures, delaySeconds: $0.delay) }
+        self.blocklist = blocklist.source
+        blocklistSize = blocklist.count
+        argon2 = Argon2(memoryKiB: configuration.kdf.memoryKiB, iterations: configuration.kdf.iterations,
+                        lanes: configuration.kdf.lanes)
+        nopin = configuration.noPIN.rawValue
+        evenDenyRoot = configuration.evenDenyRoot
     }
 }

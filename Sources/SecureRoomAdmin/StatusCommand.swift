@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 
@@ -40,7 +41,7 @@ struct StatusCommand: ParsableCommand {
                                   hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil)
             }
             if json {
-                print(user == nil ? "[" + reports.map(\.json).joined(separator: ",") + "]" : reports[0].json)
+                print(user == nil ? try JSONOutput.text(reports) : try JSONOutput.text(reports[0]))
             } else if reports.isEmpty {
                 print("No users have a PIN.")
             } else {
@@ -51,8 +52,9 @@ struct StatusCommand: ParsableCommand {
     }
 }
 
-/// One user's state, as `status` reports it.
-struct UserStatus {
+/// One user's state, as `status` reports it (a table row, or JSON whose keys the
+/// command's discussion lists; absent times are null, not left out).
+struct UserStatus: Encodable {
     let user: UserName
     let enrolled: Bool
     let failures: Int
@@ -94,12 +96,25 @@ struct UserStatus {
                   argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
     }
 
-    var json: String {
-        func time(_ value: Int64?) -> String { value.map { "\"\(ISO8601.utc($0))\"" } ?? "null" }
-        return "{\"user\":\"\(user.rawValue)\",\"enrolled\":\(enrolled),\"state\":\"\(state)\","
-            + "\"failures\":\(failures),\"locked_until\":\(time(lockedUntil)),\"disabled\":\(state == "disabled"),"
-            + "\"last_success\":\(time(lastSuccess)),\"last_failure\":\(time(lastFailure)),\"vault\":\"\(vault)\","
-            + "\"argon2\":\(argon2.map { "\"\($0)\"" } ?? "null"),\"argon2_below_policy\":\(belowPolicy)}"
+    private enum Key: String, CodingKey {
+        case user, enrolled, state, failures, disabled, vault, argon2
+        case lockedUntil = "locked_until", lastSuccess = "last_success", lastFailure = "last_failure"
+        case belowPolicy = "argon2_below_policy"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var object = encoder.container(keyedBy: Key.self)
+        try object.encode(user.rawValue, forKey: .user)
+        try object.encode(enrolled, forKey: .enrolled)
+        try object.encode(state, forKey: .state)
+        try object.encode(failures, forKey: .failures)
+        try object.encode(lockedUntil.map(ISO8601.utc), forKey: .lockedUntil)
+        try object.encode(state == "disabled", forKey: .disabled)
+        try object.encode(lastSuccess.map(ISO8601.utc), forKey: .lastSuccess)
+        try object.encode(lastFailure.map(ISO8601.utc), forKey: .lastFailure)
+        try object.encode(vault, forKey: .vault)
+        try object.encode(argon2, forKey: .argon2)
+        try object.encode(belowPolicy, forKey: .belowPolicy)
     }
 
     private static func pad(_ columns: [String]) -> String {

@@ -1,38 +1,24 @@
 import ArgumentParser
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 
-/// Exit statuses (documented in `secureroom --help`).
-enum Exit {
-    /// The operation failed.
-    static let failure = ExitCode(1)
-    /// A wrong PIN.
-    static let wrongPIN = ExitCode(2)
-    /// The PIN is delayed or disabled.
-    static let locked = ExitCode(3)
-}
+/// Errors as one line on standard error, prefixed "secureroom: ".
+let failureReport = FailureReport(program: "secureroom")
 
 /// Writes `message` to standard error, prefixed with the program name.
-func printError(_ message: String) { ToolOutput.printError(program: "secureroom", message) }
+func printError(_ message: String) { failureReport.printError(message) }
 
 /// Runs `body`, turning SecureRoom and PIN-entry errors into a message on standard
 /// error and exit status 1. Usage errors and explicit exit codes pass through.
-func reportingFailures(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch {
-        guard let message = ToolOutput.message(for: error) else { throw error }
-        printError(message)
-        throw Exit.failure
-    }
-}
+func reportingFailures(_ body: () throws -> Void) throws { try failureReport.run(body) }
 
 /// Refuses to go on unless the effective uid is root.
 func requireRoot(_ action: String) throws {
     guard geteuid() == 0 else {
         printError("\(action) must be run as root")
-        throw Exit.failure
+        throw ExitStatus.failure
     }
 }
 
@@ -41,7 +27,7 @@ func existingUser(_ name: String) throws -> UserName {
     let user = try UserName(name)
     guard user.accountID() != nil else {
         printError("no such user \(UserName.quoted(name))")
-        throw Exit.failure
+        throw ExitStatus.failure
     }
     return user
 }
@@ -55,13 +41,13 @@ func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool
     let reasons = policy.rejections(of: pin)
     if !reasons.isEmpty && !allowWeak {
         printError("PIN rejected: \(reasons.map(\.description).joined(separator: "; ")) (root may use --allow-weak)")
-        throw Exit.failure
+        throw ExitStatus.failure
     }
     if !fromStdin && isatty(STDIN_FILENO) == 1 {
         let again = try PINEntry.read(prompt: "Retype PIN: ", format: configuration.format)
         guard pin.constantTimeEquals(again) else {
             printError("PINs do not match")
-            throw Exit.failure
+            throw ExitStatus.failure
         }
     }
     return pin

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomCore
 
 /// `secureroom tune`: argon2 parameters for a time budget on this machine.
@@ -49,7 +50,7 @@ struct TuneCommand: ParsableCommand {
             let tuning = KDFTuning(targetMilliseconds: Double(targetMs),
                                    maximumMemoryKiB: UInt32(maxMemory ?? Self.defaultMaximumMiB()) * 1_024, lanes: lanes)
             let outcome = try tuning.run()
-            json ? printJSON(outcome, online: online) : printText(outcome, online: online)
+            if json { try printJSON(outcome, online: online) } else { printText(outcome, online: online) }
         }
     }
 
@@ -87,12 +88,45 @@ struct TuneCommand: ParsableCommand {
         }
     }
 
-    private func printJSON(_ outcome: KDFTuning.Outcome, online: Int) {
-        func object(_ trial: KDFTuning.Trial) -> String {
-            "{\"memory_kib\":\(trial.parameters.memoryKiB),\"iterations\":\(trial.parameters.iterations),"
-                + "\"lanes\":\(trial.parameters.lanes),\"milliseconds\":\((trial.milliseconds * 10).rounded() / 10)}"
+    private func printJSON(_ outcome: KDFTuning.Outcome, online: Int) throws {
+        print(try JSONOutput.text(TuneReport(targetMs: targetMs, onlineCPUs: online, outcome: outcome)))
+    }
+}
+
+/// What `tune --json` prints: the target, the trials and the proposal.
+struct TuneReport: Encodable {
+    /// One measured configuration, its time to a tenth of a millisecond.
+    struct Trial: Encodable {
+        let memoryKiB: UInt32
+        let iterations: UInt32
+        let lanes: UInt32
+        let milliseconds: Double
+
+        enum CodingKeys: String, CodingKey { case memoryKiB = "memory_kib", iterations, lanes, milliseconds }
+
+        init(_ trial: KDFTuning.Trial) {
+            memoryKiB = trial.parameters.memoryKiB
+            iterations = trial.parameters.iterations
+            lanes = trial.parameters.lanes
+            milliseconds = (trial.milliseconds * 10).rounded() / 10
         }
-        print("{\"target_ms\":\(targetMs),\"online_cpus\":\(online),\"fits\":\(outcome.fits),"
-              + "\"proposal\":\(object(outcome.proposal)),\"trials\":[\(outcome.trials.map(object).joined(separator: ","))]}")
+    }
+
+    let targetMs: Int
+    let onlineCPUs: Int
+    let fits: Bool
+    let proposal: Trial
+    let trials: [Trial]
+
+    enum CodingKeys: String, CodingKey {
+        case fits, proposal, trials, targetMs = "target_ms", onlineCPUs = "online_cpus"
+    }
+
+    init(targetMs: Int, onlineCPUs: Int, outcome: KDFTuning.Outcome) {
+        self.targetMs = targetMs
+        self.onlineCPUs = onlineCPUs
+        fits = outcome.fits
+        proposal = Trial(outcome.proposal)
+        trials = outcome.trials.map(Trial.init)
     }
 }

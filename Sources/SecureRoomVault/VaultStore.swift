@@ -1,5 +1,3 @@
-import FoundationEssentials
-import GRDB
 import Glibc
 import SecureRoomCore
 
@@ -12,7 +10,7 @@ import SecureRoomCore
 public final class VaultStore {
     /// The vault file.
     public let path: String
-    private let queue: DatabaseQueue
+    private let database: SQLiteConnection
     private let cipher: VaultCipher
     private let now: () -> Int64
 
@@ -25,18 +23,18 @@ public final class VaultStore {
         // The file is made here, 0600 from birth and never through a symlink; SQLite gives
         // its -wal and -shm files the database file's mode.
         if create { try VaultLocation.createFile(path) }
-        var configuration = GRDB.Configuration()
-        configuration.busyMode = .timeout(30)
         // The journal mode is not configured here: WAL is a property of the file, set once
         // when the vault is initialised, so an ordinary open neither writes nor takes the
         // write lock.
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            let meta = try queue.read(Self.meta) ?? (try Self.initialize(queue, dataKey: dataKey))
+            let database = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 30_000)
+            self.database = database
+            let meta = try database.transaction(immediate: false) { try Self.meta(database) }
+                ?? (try Self.initialize(database, dataKey: dataKey))
             cipher = VaultCipher(dataKey: dataKey, vaultID: meta.vaultID)
             let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
             guard meta.keyCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
-        } catch let error as DatabaseError {
+        } catch let error as SQLiteError {
             throw Self.translate(error, path: path)
         }
     }
@@ -49,43 +47,32 @@ public final class VaultStore {
 
     /// The stored meta, or nil for a file not yet initialised (new, or created by a
     /// process that died before its first commit).
-    private static func meta(_ db: Database) throws -> Meta? {
-        guard try Bool.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == true
+    private static func meta(_ database: SQLiteConnection) throws -> Meta? {
+        guard try database.firstInteger("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == 1
         else { return nil }
-        var values: [String: Data] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT name, value FROM meta") { values[row["name"]] = row["value"] }
-        guard let id = values["vault-id"] else { return nil }
-        guard values["format"].map({ String(decoding: $0, as: UTF8.self) }) == "1" else {
-            throw VaultError.damaged("unknown vault format")
+        var values: [String: [UInt8]] = [:]
+        try database.forEachRow("SELECT name, value FROM meta") { row in
+            values[String(decoding: row.blob(at: 0), as: UTF8.self)] = row.blob(at: 1)
         }
+        guard let id = values["vault-id"] else { return nil }
+        guard values["format"] == Array("1".utf8) else { throw VaultError.damaged("unknown vault format") }
         guard id.count == 16 else { throw VaultError.damaged("malformed vault id") }
-        return Meta(vaultID: Array(id), keyCheck: Array(values["key-check"] ?? Data()))
+        return Meta(vaultID: id, keyCheck: values["key-check"] ?? [])
     }
 
     /// Sets WAL mode and writes the tables and meta, in one IMMEDIATE transaction, unless
     /// another process did so first (then its meta is returned).
-    private static func initialize(_ queue: DatabaseQueue, dataKey: SecretBytes) throws -> Meta {
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            var created: Meta?
-            try db.inTransaction(.immediate) {
-                if let existing = try meta(db) {
-                    created = existing
-                    return .commit
-                }
-                try db.execute(sql: """
-                    CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID;
-                    CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID;
-                    """)
-                let vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
-                let check = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
-                try db.execute(sql: "INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?), ('key-check', ?)",
-                               arguments: [Data(vaultID), Data(check)])
-                created = Meta(vaultID: vaultID, keyCheck: check)
-                return .commit
-            }
-            guard let created else { throw VaultError.damaged("the vault could not be initialised") }
-            return created
+    private static func initialize(_ database: SQLiteConnection, dataKey: SecretBytes) throws -> Meta {
+        _ = try database.firstBlob("PRAGMA journal_mode = WAL")
+        return try database.transaction(immediate: true) {
+            if let existing = try meta(database) { return existing }
+            try database.run("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
+            try database.run("CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID")
+            let vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
+            let check = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
+            try database.run("INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?1), ('key-check', ?2)",
+                             [vaultID, check])
+            return Meta(vaultID: vaultID, keyCheck: check)
         }
     }
 
@@ -110,17 +97,17 @@ public final class VaultStore {
                 throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
             }
         }
-        try write { db in
+        try write {
             let now = now()
             for (title, value) in secrets {
                 let mac = cipher.titleMAC(title)
                 var created = now
-                if let existing = try Self.sealed(db, mac) {
+                if let existing = try sealedRow(mac) {
                     guard replace else { throw VaultError.exists(title: title) }
                     created = try cipher.open(existing, titleMAC: mac).created
                 }
                 let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now), titleMAC: mac)
-                try db.execute(sql: "INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?, ?)", arguments: [Data(mac), Data(sealed)])
+                try database.run("INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?1, ?2)", [mac, sealed])
             }
         }
     }
@@ -128,33 +115,33 @@ public final class VaultStore {
     /// The secret titled `title`.
     public func secret(titled title: String) throws -> VaultSecret {
         let mac = cipher.titleMAC(title)
-        return try read { db in
-            guard let sealed = try Self.sealed(db, mac) else { throw VaultError.notFound(title: title) }
+        return try read {
+            guard let sealed = try sealedRow(mac) else { throw VaultError.notFound(title: title) }
             return try cipher.open(sealed, titleMAC: mac)
         }
     }
 
     /// Every secret, sorted by title. Each one is opened and checked.
     public func secrets() throws -> [VaultSecret] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT title_mac, sealed FROM secret").map { row in
-                let mac: Data = row["title_mac"], sealed: Data = row["sealed"]
-                return try cipher.open(Array(sealed), titleMAC: Array(mac))
+        try read {
+            var secrets: [VaultSecret] = []
+            try database.forEachRow("SELECT title_mac, sealed FROM secret") { row in
+                secrets.append(try cipher.open(row.blob(at: 1), titleMAC: row.blob(at: 0)))
             }
+            return secrets
         }.sorted { $0.title < $1.title }
     }
 
     /// The number of secrets.
     public func count() throws -> Int {
-        try read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM secret") ?? 0 }
+        try read { Int(try database.firstInteger("SELECT count(*) FROM secret") ?? 0) }
     }
 
     /// Removes the secret titled `title`.
     public func remove(title: String) throws {
         let mac = cipher.titleMAC(title)
-        try write { db in
-            try db.execute(sql: "DELETE FROM secret WHERE title_mac = ?", arguments: [Data(mac)])
-            guard db.changesCount == 1 else { throw VaultError.notFound(title: title) }
+        try write {
+            guard try database.run("DELETE FROM secret WHERE title_mac = ?1", [mac]) == 1 else { throw VaultError.notFound(title: title) }
         }
     }
 
@@ -162,16 +149,15 @@ public final class VaultStore {
     public func rename(_ old: String, to new: String) throws {
         try Self.validate(title: new)
         let (oldMAC, newMAC) = (cipher.titleMAC(old), cipher.titleMAC(new))
-        try write { db in
-            guard let sealed = try Self.sealed(db, oldMAC) else { throw VaultError.notFound(title: old) }
-            let taken = try Self.sealed(db, newMAC) != nil
+        try write {
+            guard let sealed = try sealedRow(oldMAC) else { throw VaultError.notFound(title: old) }
+            let taken = try sealedRow(newMAC) != nil
             guard oldMAC == newMAC || !taken else { throw VaultError.exists(title: new) }
             var secret = try cipher.open(sealed, titleMAC: oldMAC)
             secret.title = new
             secret.modified = now()
-            try db.execute(sql: "DELETE FROM secret WHERE title_mac = ?", arguments: [Data(oldMAC)])
-            try db.execute(sql: "INSERT INTO secret (title_mac, sealed) VALUES (?, ?)",
-                           arguments: [Data(newMAC), Data(try cipher.seal(secret, titleMAC: newMAC))])
+            try database.run("DELETE FROM secret WHERE title_mac = ?1", [oldMAC])
+            try database.run("INSERT INTO secret (title_mac, sealed) VALUES (?1, ?2)", [newMAC, try cipher.seal(secret, titleMAC: newMAC)])
         }
     }
 
@@ -183,32 +169,27 @@ public final class VaultStore {
         guard !title.utf8.contains(0) else { throw VaultError.invalid("a title cannot contain a NUL byte") }
     }
 
-    private static func sealed(_ db: Database, _ mac: [UInt8]) throws -> [UInt8]? {
-        try Data.fetchOne(db, sql: "SELECT sealed FROM secret WHERE title_mac = ?", arguments: [Data(mac)]).map { Array($0) }
+    /// The sealed row of the secret whose title has the MAC `mac`, if any.
+    private func sealedRow(_ mac: [UInt8]) throws -> [UInt8]? {
+        try database.firstBlob("SELECT sealed FROM secret WHERE title_mac = ?1", [mac])
     }
 
-    private func read<T>(_ body: (Database) throws -> T) throws -> T {
-        do { return try queue.read(body) } catch let error as DatabaseError { throw Self.translate(error, path: path) }
+    /// Runs `body` in a read transaction: one consistent snapshot of the vault.
+    private func read<T>(_ body: () throws -> T) throws -> T {
+        do { return try database.transaction(immediate: false, body) } catch let error as SQLiteError {
+            throw Self.translate(error, path: path)
+        }
     }
 
-    private func write(_ body: (Database) throws -> Void) throws {
-        do {
-            try queue.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    try body(db)
-                    return .commit
-                }
-            }
-        } catch let error as DatabaseError {
+    /// Runs `body` in an IMMEDIATE transaction: all its changes or none.
+    private func write(_ body: () throws -> Void) throws {
+        do { try database.transaction(immediate: true, body) } catch let error as SQLiteError {
             throw Self.translate(error, path: path)
         }
     }
 
     /// SQLite's errors in the vault's words: a damaged file is `damaged`, not a crash.
-    private static func translate(_ error: DatabaseError, path: String) -> VaultError {
-        switch error.resultCode {
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .damaged("\(path): \(error.message ?? "malformed database")")
-        default: return .database(path: path, message: error.message ?? "\(error.resultCode)")
-        }
+    private static func translate(_ error: SQLiteError, path: String) -> VaultError {
+        error.isDamage ? .damaged("\(path): \(error.message)") : .database(path: path, message: error.message)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 import SecureRoomVault
@@ -69,16 +70,16 @@ struct InitCommand: ParsableCommand {
         switch outcome {
         case .notEnrolled:
             printError("\(user) has no PIN; an administrator sets one with 'secureroom set \(user)'")
-            throw Exit.failure
+            throw ExitStatus.failure
         case .locked:
             printError(Messages.text(for: outcome) ?? "your PIN is locked")
-            throw Exit.locked
+            throw ExitStatus.locked
         case .incorrect, .repeatedIncorrect:
             printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
-            throw Exit.wrongPIN
+            throw ExitStatus.wrongPIN
         case .success:
             printError("the vault key was not returned; see the system log")
-            throw Exit.failure
+            throw ExitStatus.failure
         }
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 import SecureRoomVault
@@ -24,7 +25,7 @@ struct ListCommand: ParsableCommand {
             let secrets = try vault.open().secrets()
             if json {
                 let entries = secrets.map { Entry(title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified)) }
-                print(try jsonText(entries))
+                print(try JSONOutput.text(entries, pretty: true))
             } else {
                 for secret in secrets {
                     print("\(ISO8601.utc(secret.created))  \(ISO8601.utc(secret.modified))  \(TitleText.escaped(secret.title))")

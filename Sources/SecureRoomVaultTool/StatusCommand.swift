@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomVault
 
@@ -26,7 +27,7 @@ struct StatusCommand: ParsableCommand {
             }
             if json {
                 let report = Report(unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, file: path, secrets: secrets)
-                print(try jsonText(report))
+                print(try JSONOutput.text(report, pretty: true))
             } else if let (_, left) = unlocked {
                 print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left.")
                 print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")
@@ -34,7 +35,7 @@ struct StatusCommand: ParsableCommand {
                 print("Vault of \(keyring.user): locked. Run 'secureroom-vault unlock' to open it.")
                 print("File: \(path)")
             }
-            if unlocked == nil { throw Exit.locked }
+            if unlocked == nil { throw ExitStatus.locked }
         }
     }
 

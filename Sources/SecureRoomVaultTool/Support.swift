@@ -1,43 +1,27 @@
 import ArgumentParser
-import FoundationEssentials
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 import SecureRoomVault
 
-/// Exit statuses (documented in `secureroom-vault --help`).
-enum Exit {
-    /// The operation failed.
-    static let failure = ExitCode(1)
-    /// A wrong PIN.
-    static let wrongPIN = ExitCode(2)
-    /// The vault (or the PIN) is locked.
-    static let locked = ExitCode(3)
-    /// No secret with that title.
-    static let notFound = ExitCode(4)
+/// Errors as one line on standard error, prefixed "secureroom-vault: "; the vault's own
+/// errors with their exit status (locked 3, no such secret 4).
+let failureReport = FailureReport(program: "secureroom-vault") { error in
+    guard let error = error as? VaultError else { return nil }
+    switch error {
+    case .locked: return (error.description, ExitStatus.locked)
+    case .notFound: return (error.description, ExitStatus.notFound)
+    default: return (error.description, ExitStatus.failure)
+    }
 }
 
 /// Writes `message` to standard error, prefixed with the program name.
-func printError(_ message: String) { ToolOutput.printError(program: "secureroom-vault", message) }
+func printError(_ message: String) { failureReport.printError(message) }
 
 /// Runs `body`, turning errors into one line on standard error and the documented exit
 /// status. Usage errors and explicit exit codes pass through.
-func reportingFailures(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let error as VaultError {
-        printError(error.description)
-        switch error {
-        case .locked: throw Exit.locked
-        case .notFound: throw Exit.notFound
-        default: throw Exit.failure
-        }
-    } catch {
-        guard let message = ToolOutput.message(for: error) else { throw error }
-        printError(message)
-        throw Exit.failure
-    }
-}
+func reportingFailures(_ body: () throws -> Void) throws { try failureReport.run(body) }
 
 /// Writes bytes to standard output, all of them.
 func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
@@ -49,11 +33,4 @@ func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
 /// The options in /etc/security/secureroom.conf (the PIN's length, vault_timeout).
 func systemConfiguration() throws -> SecureRoomCore.Configuration {
     try SecureRoomCore.Configuration.load(arguments: [], reader: ConfigurationFile.read)
-}
-
-/// `value` as the JSON the tool prints: pretty, keys sorted, slashes unescaped.
-func jsonText<T: Encodable>(_ value: T) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

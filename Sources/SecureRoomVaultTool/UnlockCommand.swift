@@ -1,5 +1,6 @@
 import ArgumentParser
 import CPAMClient
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 import SecureRoomVault
@@ -28,17 +29,17 @@ struct UnlockCommand: ParsableCommand {
             case PAM_SUCCESS: break
             case PAM_AUTH_ERR:
                 printError("wrong PIN")
-                throw Exit.wrongPIN
+                throw ExitStatus.wrongPIN
             case PAM_MAXTRIES:
                 printError("your PIN is locked (too many failed attempts)")
-                throw Exit.locked
+                throw ExitStatus.locked
             default:
                 printError("PAM service \(PAMUnlock.service): \(PAMUnlock.describe(code)) (details in the system log)")
-                throw Exit.failure
+                throw ExitStatus.failure
             }
             guard let (_, secondsLeft) = try keyring.load() else {
                 printError("PIN accepted, but you have no vault key yet; run 'secureroom-vault init'")
-                throw Exit.failure
+                throw ExitStatus.failure
             }
             print("Vault unlocked for \(DurationText.spoken(secondsLeft)).")
         }

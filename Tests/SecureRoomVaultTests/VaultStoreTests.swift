@@ -1,7 +1,6 @@
 import Foundation
-import GRDB
 import SecureRoomCore
-import SecureRoomVault
+@testable import SecureRoomVault
 import XCTest
 
 /// The vault store on real SQLite files: round trips, limits, tampering, file checks.
@@ -95,18 +94,18 @@ final class VaultStoreTests: XCTestCase {
 
     // MARK: tampering: each a clear error, never garbage, never a crash
 
-    private func withDatabase(_ body: (Database) throws -> Void) throws {
-        let queue = try DatabaseQueue(path: path)
-        try queue.write(body)
+    private func withDatabase(_ body: (SQLiteConnection) throws -> Void) throws {
+        let database = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000)
+        try database.transaction(immediate: true) { try body(database) }
     }
 
     func testFlippedByteInABlobIsDamage() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
         try store.add(title: "a", value: value("alpha"), replace: false)
         try withDatabase { db in
-            var sealed = try XCTUnwrap(try Data.fetchOne(db, sql: "SELECT sealed FROM secret"))
+            var sealed = try XCTUnwrap(try db.firstBlob("SELECT sealed FROM secret"))
             sealed[20] ^= 0x01
-            try db.execute(sql: "UPDATE secret SET sealed = ?", arguments: [sealed])
+            try db.run("UPDATE secret SET sealed = ?1", [sealed])
         }
         XCTAssertThrowsError(try store.secret(titled: "a")) {
             XCTAssertEqual("\($0)", "the vault is damaged: a secret does not open with this vault's key (altered or moved)")
@@ -119,10 +118,11 @@ final class VaultStoreTests: XCTestCase {
         try store.add(title: "a", value: value("alpha"), replace: false)
         try store.add(title: "b", value: value("bravo"), replace: false)
         try withDatabase { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT title_mac, sealed FROM secret")
-            let (first, second): (Data, Data) = (rows[0]["sealed"], rows[1]["sealed"])
-            try db.execute(sql: "UPDATE secret SET sealed = ? WHERE title_mac = ?", arguments: [second, rows[0]["title_mac"] as Data])
-            try db.execute(sql: "UPDATE secret SET sealed = ? WHERE title_mac = ?", arguments: [first, rows[1]["title_mac"] as Data])
+            var rows: [(mac: [UInt8], sealed: [UInt8])] = []
+            try db.forEachRow("SELECT title_mac, sealed FROM secret") { rows.append(($0.blob(at: 0), $0.blob(at: 1))) }
+            XCTAssertEqual(rows.count, 2)
+            try db.run("UPDATE secret SET sealed = ?1 WHERE title_mac = ?2", [rows[1].sealed, rows[0].mac])
+            try db.run("UPDATE secret SET sealed = ?1 WHERE title_mac = ?2", [rows[0].sealed, rows[1].mac])
         }
         for title in ["a", "b"] {
             XCTAssertThrowsError(try store.secret(titled: title)) { XCTAssertTrue($0 is VaultError, "\($0)") }
@@ -135,8 +135,8 @@ final class VaultStoreTests: XCTestCase {
         try VaultStore(path: other, dataKey: key, create: true).add(title: "a", value: value("from elsewhere"), replace: false)
         let store = try VaultStore(path: path, dataKey: key, create: true)
         try store.add(title: "a", value: value("alpha"), replace: false)
-        let foreign = try DatabaseQueue(path: other).read { try Data.fetchOne($0, sql: "SELECT sealed FROM secret") }
-        try withDatabase { try $0.execute(sql: "UPDATE secret SET sealed = ?", arguments: [foreign]) }
+        let foreign = try XCTUnwrap(try SQLiteConnection(path: other, busyTimeoutMilliseconds: 1_000).firstBlob("SELECT sealed FROM secret"))
+        try withDatabase { try $0.run("UPDATE secret SET sealed = ?1", [foreign]) }
         XCTAssertThrowsError(try store.secret(titled: "a")) { XCTAssertTrue($0 is VaultError, "\($0)") }
     }
 
@@ -154,7 +154,7 @@ final class VaultStoreTests: XCTestCase {
             for index in 0..<200 { try store.add(title: "t\(index)", value: value(String(repeating: "v", count: 500)), replace: false) }
         }
         // Checkpoint the WAL into the main file, then cut the file in half.
-        try DatabaseQueue(path: path).writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        _ = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000).firstBlob("PRAGMA wal_checkpoint(TRUNCATE)")
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         XCTAssertEqual(truncate(path, off_t(size / 2)), 0)
         do {
