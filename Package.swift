@@ -49,6 +49,11 @@ let package = Package(
         // libssl-dev), which sshd and sudo already load: no embedded crypto library.
         .target(name: "CSecureRoomCrypto",
                 linkerSettings: [.linkedLibrary("crypto")]),
+        // tpm2-tss ESAPI (Debian: libtss2-dev: esys, mu, rc, tctildr); headers and links only.
+        .systemLibrary(name: "CTSS2", pkgConfig: "tss2-esys",
+                       providers: [.apt(["libtss2-dev"])]),
+        // The TPM 2.0 operations a bound PIN needs, in Swift over ESAPI (docs/DESIGN.md §11).
+        .target(name: "SecureRoomTPM", dependencies: ["CTSS2"], swiftSettings: withoutRegex),
         .target(name: "SecureRoomCore",
                 dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto"],
                 swiftSettings: withoutRegex),
@@ -103,6 +108,8 @@ let package = Package(
         .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport", "SecureRoomAdmin", "SecureRoomCore"],
                     swiftSettings: testSettings),
         .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
+                    swiftSettings: testSettings),
+        .testTarget(name: "TPMTests", dependencies: ["SecureRoomTPM", "CTSS2", "SecureRoomTestSupport"],
                     swiftSettings: testSettings),
         .testTarget(name: "SecureRoomVaultTests",
                     dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport"],

@@ -1,0 +1,95 @@
+import CTSS2
+
+/// Administration of the TPM's dictionary-attack (DA) protection through the
+/// lockout hierarchy (`ESYS_TR_RH_LOCKOUT`, TPM handle 0x4000000A).
+///
+/// While the lockout authValue is empty (the factory state on most PCs and
+/// on swtpm) anybody who can talk to the TPM can reset the DA counter with
+/// `TPM2_DictionaryAttackLockReset`, which makes the PIN's retry limit
+/// meaningless against root. `harden` closes that door by setting a random
+/// lockout authValue that is never stored.
+public struct LockoutHierarchy {
+    public let connection: TPMConnection
+
+    public init(connection: TPMConnection) { self.connection = connection }
+
+    /// Sets DA parameters and then a random 32-byte lockout authValue.
+    ///
+    /// Refuses (`.lockoutAuthAlreadySet`) when TPMA_PERMANENT.lockoutAuthSet
+    /// is already true: we cannot authorize (and must not burn a lockout
+    /// auth failure, which locks the lockout hierarchy for
+    /// `lockoutRecovery` seconds).
+    ///
+    /// ESAPI sequence:
+    /// 1. `Esys_GetCapability` (DAStatus) → refuse if lockoutAuthSet.
+    /// 2. SRK (salt key) → salted HMAC session, decrypt attribute.
+    /// 3. `Esys_TR_SetAuth(RH_LOCKOUT, empty)`.
+    /// 4. `Esys_DictionaryAttackParameters(RH_LOCKOUT, session, maxTries,
+    ///    recoverySeconds, lockoutRecovery)`.
+    /// 5. `Esys_HierarchyChangeAuth(RH_LOCKOUT, session, newAuth)`: newAuth is
+    ///    the first parameter, so it is AES-CFB encrypted by the session.
+    /// 6. Flush session and SRK.
+    ///
+    /// - Parameters:
+    ///   - maxTries: TPM2_PT_MAX_AUTH_FAIL (failures before lockout).
+    ///   - recoverySeconds: TPM2_PT_LOCKOUT_INTERVAL (seconds per
+    ///     forgiven failure; 0 disables DA protection entirely).
+    ///   - lockoutRecovery: seconds before lockoutAuth may be retried after
+    ///     a failure (0: only after a TPM reset).
+    /// - Returns: the new lockout authValue. A production caller should
+    ///   discard it; it is returned only so tests can show it works.
+    @discardableResult
+    public func harden(maxTries: UInt32, recoverySeconds: UInt32, lockoutRecovery: UInt32) throws -> [UInt8] {
+        guard maxTries > 0 else { throw TPMError.invalidArgument("maxTries must be > 0") }
+        let status = try DAStatus.read(connection)
+        if status.lockoutAuthSet { throw TPMError.lockoutAuthAlreadySet }
+
+        var rng = SystemRandomNumberGenerator() // getrandom(2) on Linux
+        var newAuthBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        // Avoid a trailing zero byte: TPM and TSS treat X||00 and X as the
+        // same HMAC key, and a password session would send 32 vs 31 bytes.
+        // A non-zero last byte keeps the returned value unambiguous.
+        if newAuthBytes[31] == 0 { newAuthBytes[31] = 1 }
+        var newAuth = try TPM2B_DIGEST(checking: newAuthBytes, what: "lockout auth")
+        defer { TPM2BBytes.wipe(&newAuth) }
+
+        let conn = connection
+        let esys = try conn.context()
+        try conn.withStorageKey { srk in
+            try conn.withSession(.saltedHMAC, saltKey: srk, attributes: TPMA_SESSION_DECRYPT) { session in
+                try conn.check(Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil), "Esys_TR_SetAuth(lockout)")
+                try conn.check(Esys_DictionaryAttackParameters(esys, ESYS_TR_RH_LOCKOUT, session,
+                                                               ESYS_TR_NONE, ESYS_TR_NONE,
+                                                               maxTries, recoverySeconds, lockoutRecovery),
+                               "Esys_DictionaryAttackParameters")
+                try conn.check(Esys_HierarchyChangeAuth(esys, ESYS_TR_RH_LOCKOUT, session,
+                                                        ESYS_TR_NONE, ESYS_TR_NONE, &newAuth),
+                               "Esys_HierarchyChangeAuth(lockout)")
+            }
+        }
+        // ESAPI updates its cached RH_LOCKOUT auth after a successful
+        // HierarchyChangeAuth; clear it so it does not linger in memory.
+        _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil)
+        return newAuthBytes
+    }
+
+    /// `Esys_DictionaryAttackLockReset(RH_LOCKOUT)` with `lockoutAuth`
+    /// (empty by default) in a salted HMAC session: sets the DA counter to 0
+    /// and leaves lockout. Fails with `.wrongAuth` (and then `.lockout` for
+    /// `lockoutRecovery` seconds) once the lockout auth is set.
+    public func resetDictionaryAttackLockout(lockoutAuth: [UInt8] = []) throws {
+        let conn = connection
+        let esys = try conn.context()
+        var auth = try TPM2B_DIGEST(checking: lockoutAuth, what: "lockout auth")
+        defer { TPM2BBytes.wipe(&auth) }
+        try conn.withStorageKey { srk in
+            try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
+                try conn.check(Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, &auth), "Esys_TR_SetAuth(lockout)")
+                defer { _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil) }
+                try conn.check(Esys_DictionaryAttackLockReset(esys, ESYS_TR_RH_LOCKOUT, session,
+                                                              ESYS_TR_NONE, ESYS_TR_NONE),
+                               "Esys_DictionaryAttackLockReset")
+            }
+        }
+    }
+}

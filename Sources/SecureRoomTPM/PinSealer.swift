@@ -1,0 +1,115 @@
+import CTSS2
+
+/// Seals a 32-byte secret to the TPM behind a 32-byte authValue (derived
+/// from the PIN by the caller), and unseals it again.
+///
+/// The sealed object is a `TPM2_ALG_KEYEDHASH` data object (scheme NULL),
+/// nameAlg SHA-256, attributes `fixedTPM|fixedParent` only:
+/// * no `userWithAuth`: the authValue can only be proven through the
+///   policy (`PolicyAuthValue`), i.e. inside an HMAC'd policy session; a
+///   plaintext password session is rejected;
+/// * no `noDA`: every wrong authValue increments the TPM's DA counter and
+///   the object is unusable while the TPM is in lockout;
+/// * no `sensitiveDataOrigin`: the caller supplies the data.
+public struct PinSealer {
+    public let connection: TPMConnection
+
+    public init(connection: TPMConnection) { self.connection = connection }
+
+    /// Required length of authValue and secret.
+    public static let authLength = 32
+    public static let secretLength = 32
+
+    /// The public template for the sealed object.
+    static func sealTemplate(policy: [UInt8]) throws -> TPM2B_PUBLIC {
+        var pub = TPM2B_PUBLIC()
+        pub.publicArea.type = TPM2_ALG_KEYEDHASH
+        pub.publicArea.nameAlg = TPM2_ALG_SHA256
+        pub.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
+        pub.publicArea.authPolicy = try TPM2B_DIGEST(checking: policy, what: "authPolicy")
+        pub.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL
+        return pub
+    }
+
+    /// Seals `secret` under `authValue`.
+    ///
+    /// ESAPI sequence:
+    /// 1. SRK: `Esys_TR_FromTPMPublic(0x81000001)` or `Esys_CreatePrimary`.
+    /// 2. Trial session → `Esys_PolicyAuthValue` → `Esys_PolicyGetDigest`
+    ///    → flush; digest must equal `PolicyAuthValue.sha256Digest`.
+    /// 3. Salted HMAC session (tpmKey = SRK, AES-128-CFB, decrypt): authorizes
+    ///    the SRK for `Esys_Create` and encrypts `inSensitive`, so neither
+    ///    authValue nor secret crosses the bus in clear.
+    /// 4. `Esys_Create(SRK, session, inSensitive{userAuth, data}, template)`.
+    /// 5. Marshal outPublic/outPrivate; flush session and SRK.
+    public func seal(authValue: [UInt8], secret: [UInt8]) throws -> ObjectBlob {
+        guard authValue.count == Self.authLength else {
+            throw TPMError.invalidArgument("authValue must be \(Self.authLength) bytes")
+        }
+        guard secret.count == Self.secretLength else {
+            throw TPMError.invalidArgument("secret must be \(Self.secretLength) bytes")
+        }
+        let conn = connection
+        return try conn.withStorageKey { srk in
+            let policy = try PolicyAuthValue.verifiedDigest(conn)
+            let template = try Self.sealTemplate(policy: policy)
+            var sensitive = TPM2B_SENSITIVE_CREATE()
+            defer { TPM2BBytes.wipe(&sensitive) }
+            try TPM2BBytes.fill(&sensitive.sensitive.userAuth, size: \.size, buffer: \.buffer,
+                                from: authValue, what: "authValue")
+            try TPM2BBytes.fill(&sensitive.sensitive.data, size: \.size, buffer: \.buffer,
+                                from: secret, what: "secret")
+            return try conn.create(template, sensitive: sensitive, under: srk, what: "sealed PIN object")
+        }
+    }
+
+    /// Unseals the secret with `authValue`.
+    ///
+    /// ESAPI sequence:
+    /// 1. Unmarshal blob (before any TPM traffic).
+    /// 2. SRK as in `seal`; if `verifyParent`, its name must equal
+    ///    `blob.parentName` (refuses a substituted SRK before anything
+    ///    secret is sent).
+    /// 3. `Esys_Load(SRK, password session)` → transient object.
+    /// 4. `Esys_TR_SetAuth(object, authValue)`: ESAPI uses it for the HMAC and
+    ///    for the parameter-encryption key; the value itself is never sent.
+    /// 5. Salted policy session (tpmKey = SRK, AES-128-CFB, encrypt) →
+    ///    `Esys_PolicyAuthValue`.
+    /// 6. `Esys_Unseal(object, policy session)`: outData comes back
+    ///    AES-CFB-encrypted under a key derived from sessionKey||authValue.
+    /// 7. Flush policy session, object, SRK (every path).
+    ///
+    /// Errors: `.wrongAuth` (TPM_RC_AUTH_FAIL, counted), `.lockout`,
+    /// `.objectRejected` (blob from another/cleared TPM), `.parentMismatch`,
+    /// `.tpmUnreachable`.
+    public func unseal(_ blob: ObjectBlob, authValue: [UInt8], verifyParent: Bool = true) throws -> [UInt8] {
+        guard authValue.count == Self.authLength else {
+            throw TPMError.invalidArgument("authValue must be \(Self.authLength) bytes")
+        }
+        let conn = connection
+        let esys = try conn.context()
+        // Validate the blob before touching the TPM.
+        _ = try blob.unmarshalPublic()
+        _ = try blob.unmarshalPrivate()
+        var auth = try TPM2B_DIGEST(checking: authValue, what: "authValue")
+        defer { TPM2BBytes.wipe(&auth) }
+        return try conn.withStorageKey { srk in
+            if verifyParent && srk.name != blob.parentName { throw TPMError.parentMismatch }
+            return try conn.withLoaded(blob, parent: srk) { object in
+                try conn.check(Esys_TR_SetAuth(esys, object, &auth), "Esys_TR_SetAuth")
+                return try conn.withSession(.saltedPolicy, saltKey: srk, attributes: TPMA_SESSION_ENCRYPT) { policy in
+                    try conn.check(Esys_PolicyAuthValue(esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
+                                   "Esys_PolicyAuthValue")
+                    var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
+                    try conn.check(Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData),
+                                   "Esys_Unseal")
+                    defer { TPM2BBytes.wipeAndFree(outData) }
+                    guard let outData else {
+                        throw TPMError.tpm(ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_Unseal output")
+                    }
+                    return outData.pointee.bytes
+                }
+            }
+        }
+    }
+}
