@@ -55,7 +55,7 @@ let package = Package(
         // The TPM 2.0 operations a bound PIN needs, in Swift over ESAPI (docs/DESIGN.md §11).
         .target(name: "SecureRoomTPM", dependencies: ["CTSS2"], swiftSettings: withoutRegex),
         .target(name: "SecureRoomCore",
-                dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto"],
+                dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "SecureRoomTPM"],
                 swiftSettings: withoutRegex),
         .target(name: "PAMSecureRoom",
                 dependencies: ["SecureRoomCore", "CSecureRoomPAM"],
@@ -70,7 +70,7 @@ let package = Package(
                                .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(name: "SecureRoomAdmin",
                           dependencies: [
-                              "SecureRoomCore", "SecureRoomToolSupport", "SecureRoomCommandSupport",
+                              "SecureRoomCore", "SecureRoomToolSupport", "SecureRoomCommandSupport", "SecureRoomTPM",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         // Runs before the Swift runtime in the setuid helper: environment, descriptors.
@@ -109,7 +109,7 @@ let package = Package(
                     swiftSettings: testSettings),
         .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
                     swiftSettings: testSettings),
-        .testTarget(name: "TPMTests", dependencies: ["SecureRoomTPM", "CTSS2", "SecureRoomTestSupport"],
+        .testTarget(name: "TPMTests", dependencies: ["SecureRoomTPM", "SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
                     swiftSettings: testSettings),
         .testTarget(name: "SecureRoomVaultTests",
                     dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport"],

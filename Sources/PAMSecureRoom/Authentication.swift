@@ -43,6 +43,9 @@ struct Authentication {
         } catch SecureRoomError.accountUnavailable(_, let reason) {
             call.tell("Your account is closed (\(reason)); the PIN cannot be used.")
             throw ModuleResult(code: PAM_AUTH_ERR, log: "refused \(user): \(reason)", priority: LOG_NOTICE)
+        } catch SecureRoomError.tpm(let problem) {
+            call.tell(Messages.tpm(problem))
+            throw SecureRoomError.tpm(problem)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         for line in Messages.logLines(for: outcome, subject: "\(user)") {

@@ -53,6 +53,10 @@ struct ModuleResult: Error {
                 self.init(code: PAM_AUTHTOK_ERR, log: "\(failure)", priority: LOG_NOTICE)
             case .notEnrolled:
                 self.init(code: PAM_IGNORE)
+            case .tpm(.lockedOut):
+                self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)", priority: LOG_NOTICE)
+            case .tpm:
+                self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")
             }
         default:
             self.init(code: PAM_SERVICE_ERR, log: "unexpected error\(subject)")

@@ -29,7 +29,7 @@ struct SecureRoomCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, SetCommand.self, ChangeCommand.self, ResetCommand.self,
-            StatusCommand.self, PolicyCommand.self, TuneCommand.self,
+            StatusCommand.self, PolicyCommand.self, TuneCommand.self, TPMCommand.self,
         ]
     )
 

@@ -16,7 +16,8 @@ struct StatusCommand: ParsableCommand {
         last_failure (ISO 8601 UTC or null), vault ("pin": the PIN opens a vault; \
         "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
         parameters) with argon2_below_policy (true when they differ from the configured \
-        ones: the record is re-derived at the user's next successful PIN login). For one \
+        ones: the record is re-derived at the user's next successful PIN login), and tpm \
+        ("bound": the PIN is bound to the TPM, which takes part in every check; "none"). For one \
         user it is an object; without USER, an array of enrolled users.
         """)
 
@@ -67,6 +68,8 @@ struct UserStatus: Encodable {
     let argon2: String?
     /// Whether they differ from the configured ones (re-derived at the next PIN login).
     let belowPolicy: Bool
+    /// "bound" when the PIN is bound to the TPM, else "none".
+    let tpm: String
 
     init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
          hasRecovery: Bool) {
@@ -79,6 +82,7 @@ struct UserStatus: Encodable {
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
         argon2 = credential.map { "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)" }
         belowPolicy = credential.map { $0.parameters != configuration.kdf } ?? false
+        tpm = credential?.binding != nil ? "bound" : "none"
         switch credential.map({ _ in policy.status(of: tally, at: now) }) {
         case nil: (state, lockedUntil) = ("none", nil)
         case .open?: (state, lockedUntil) = ("open", nil)
@@ -87,19 +91,20 @@ struct UserStatus: Encodable {
         }
     }
 
-    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT", "ARGON2"])
+    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT", "TPM",
+                                  "ARGON2"])
 
     var tableRow: String {
         Self.pad([user.rawValue, enrolled ? "yes" : "no", String(failures), state,
                   lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
-                  lastFailure.map(ISO8601.utc) ?? "-", vault,
+                  lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
                   argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
     }
 
     private enum Key: String, CodingKey {
         case user, enrolled, state, failures, disabled, vault, argon2
         case lockedUntil = "locked_until", lastSuccess = "last_success", lastFailure = "last_failure"
-        case belowPolicy = "argon2_below_policy"
+        case belowPolicy = "argon2_below_policy", tpm
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -115,10 +120,11 @@ struct UserStatus: Encodable {
         try object.encode(vault, forKey: .vault)
         try object.encode(argon2, forKey: .argon2)
         try object.encode(belowPolicy, forKey: .belowPolicy)
+        try object.encode(tpm, forKey: .tpm)
     }
 
     private static func pad(_ columns: [String]) -> String {
-        let widths = [16, 4, 9, 9, 21, 21, 21, 14, 8]
+        let widths = [16, 4, 9, 9, 21, 21, 21, 14, 6, 8]
         return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
             .joined().trimmingTrailingSpaces()
     }

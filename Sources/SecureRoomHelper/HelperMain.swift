@@ -70,6 +70,9 @@ enum HelperMain {
         } catch SecureRoomError.accountUnavailable(let user, let reason) {
             SystemLog.notice("refused uid \(caller): \(user) may not use a PIN: \(reason) (nothing counted)")
             return .refused(reason)
+        } catch SecureRoomError.tpm(let problem) {
+            SystemLog.notice("refused uid \(caller): \(problem) (nothing counted)")
+            return .refused(Messages.tpm(problem))
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)

@@ -37,6 +37,16 @@ final class FormatVectorTests: XCTestCase {
                        "b453817ad3f6aaf6c451bc8d5a2b827b")
     }
 
+    /// FORMAT.md §2.1: a bound record's master from the local half and the unsealed
+    /// secret (computed independently with Python's hmac/hashlib). The auth half does not
+    /// enter it: it only authorizes the unseal.
+    func testBoundMasterVector() throws {
+        let material = (Array(0x00...0x1f) + Array(repeating: 0xee, count: 32) as [UInt8]).withUnsafeBytes { SecretBytes(copying: $0) }
+        let secret = Array(0x60...0x7f as ClosedRange<UInt8>).withUnsafeBytes { SecretBytes(copying: $0) }
+        XCTAssertEqual(BoundKeys.master(material, secret: secret).withUnsafeBytes { Hex.encode($0) },
+                       "373749b8d031cda84f7c94913e6b4bc5c2fd50ab71c9b429a4060f141f995632")
+    }
+
     func testPepperFileVector() throws {
         let text = "SECUREROOM-PEPPER/1\npepper: 202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f\n"
         XCTAssertEqual(pepper.serialized(), Array(text.utf8))
@@ -47,7 +57,7 @@ final class FormatVectorTests: XCTestCase {
     /// docs/FORMAT.md §7.1: the PIN-wrapped and the recovery-wrapped data key, computed
     /// independently (Python's cryptography package).
     func testVaultKeyVectors() throws {
-        let master = SecretBytes(copying: try XCTUnwrap(Hex.decode("7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d", count: 32)).withUnsafeBytes { $0 })
+        let master = try XCTUnwrap(Hex.decode("7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d", count: 32)).withUnsafeBytes { SecretBytes(copying: $0) }
         let alice = try UserName("alice")
         let wrapped = try XCTUnwrap(Hex.decode("000102030405060708090a0b0cb71a6f2c7c3136e1defa4a7ebddacd86d2b1e86dab09b7ba0961e7d12ac1c7b4c7cbcd5757c627ecdbe0b42c09a558", count: 60))
         let dek = try XCTUnwrap(VaultKey.unwrap(wrapped, master: master, user: alice))

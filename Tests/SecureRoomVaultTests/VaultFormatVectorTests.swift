@@ -5,7 +5,7 @@ import XCTest
 /// docs/FORMAT.md §9.1: one sealed secret, computed independently (Python's cryptography).
 final class VaultFormatVectorTests: XCTestCase {
     func testSealedSecretVector() throws {
-        let dataKey = SecretBytes(copying: Array(UInt8(0x40)...UInt8(0x5f)).withUnsafeBytes { $0 })
+        let dataKey = Array(UInt8(0x40)...UInt8(0x5f)).withUnsafeBytes { SecretBytes(copying: $0) }
         let cipher = VaultCipher(dataKey: dataKey, vaultID: Array(0xa0...0xaf))
         XCTAssertEqual(Hex.encode(cipher.keyCheck), "9c7093cb9ad1afcd9d0d30e2d2a72b4dacf2c95213419f78266ba317e950c379")
         let mac = cipher.titleMAC("github")

@@ -272,7 +272,7 @@ SSHD_CONFIG
 # write_stack [REMOTE OPTIONS...]: /etc/pam.d/sshd = the documented fall-through line,
 # then the original file. Written in place (same inode), so the bind mount shows it.
 write_stack() {
-    STACK_LINE="auth [success=done default=ignore] $MODULE dir=$STATE nodelay${*:+ $*}"
+    STACK_LINE="auth [success=done default=ignore] $MODULE dir=$STATE tpm=off nodelay${*:+ $*}"
     { echo "$STACK_LINE"; cat "$T/pam/sshd.orig"; } > "$T/pam/sshd"
     cmp -s "$T/pam/sshd" /etc/pam.d/sshd || die "/etc/pam.d/sshd does not show the generated stack"
 }

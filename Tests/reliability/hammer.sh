@@ -75,7 +75,7 @@ storm() {
     emit "| $name$([ "$STORMS" -gt 1 ] && echo " #$round") | $ATTEMPTS | $finished | $(histogram) | $recorded | $allowance | $runs | ≤ $allowance | $seconds |"
   done
 }
-allowance=$(configure && "$BIN/secureroom" policy show --json | sed -n 's/.*"schedule":\[{"failures":\([0-9]*\).*/\1/p')
+allowance=$(configure && "$BIN/secureroom" policy show --json | sed -n 's/.*"schedule":\[{[^}]*"failures":\([0-9]*\).*/\1/p')
 storm default "$allowance"
 storm deny 100 "deny = 100" "schedule ="
 

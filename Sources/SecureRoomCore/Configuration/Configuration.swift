@@ -23,6 +23,16 @@ public struct Configuration: Sendable {
         case allow
     }
 
+    /// Whether new PINs are bound to the TPM (`tpm=`).
+    public enum TPMUse: String, Sendable {
+        /// Never: the file pepper alone, as before TPM support.
+        case off
+        /// When a TPM answers at `tpm_tcti`; else as `off` (the default).
+        case auto
+        /// Always: setting a PIN fails without a TPM.
+        case required
+    }
+
     /// State directory (`dir=`).
     public var directory = Configuration.defaultDirectory
     /// Pepper file (`pepper=`); nil means `<directory>/pepper`.
@@ -65,6 +75,11 @@ public struct Configuration: Sendable {
     /// the user's PIN lockout (`authsucc`, pam_faillock's pattern); it always returns
     /// PAM_IGNORE, so it can never let anyone in.
     public var authSucceeded = false
+
+    /// Bind new PINs to the TPM (`tpm=off|auto|required`); bound PINs need it whatever this says.
+    public var tpm = TPMUse.auto
+    /// How to reach the TPM (`tpm_tcti=`): a tpm2-tss TCTI string.
+    public var tpmTCTI = "device:/dev/tpmrm0"
 
     /// Keys that were not recognised (reported, not fatal).
     public private(set) var unknownKeys: [String] = []
@@ -189,6 +204,12 @@ public struct Configuration: Sendable {
             guard let value else { throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)") }
             remoteServices = Set(value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty })
         case "authsucc": authSucceeded = try flag()
+        case "tpm":
+            guard let use = TPMUse(rawValue: try required()) else {
+                throw SecureRoomError.invalidConfiguration("tpm must be off, auto or required")
+            }
+            tpm = use
+        case "tpm_tcti": tpmTCTI = try required()
         default: unknownKeys.append(String(key))
         }
     }

@@ -57,10 +57,13 @@ public enum Argon2id {
     /// - Parameters:
     ///   - secret: the pepper (argon2's K); may be empty.
     ///   - associatedData: argon2's X; SecureRoom binds the user name here.
+    /// - Parameter length: the output's length (argon2's tag length): `outputLength`, or 64
+    ///   for a TPM-bound record's two halves (docs/FORMAT.md §2.1).
     public static func derive(password: SecretBytes, salt: [UInt8], secret: SecretBytes,
-                              associatedData: [UInt8], parameters: KDFParameters) throws -> SecretBytes {
+                              associatedData: [UInt8], parameters: KDFParameters,
+                              length: Int = outputLength) throws -> SecretBytes {
         try parameters.validate()
-        let output = SecretBytes(count: outputLength)
+        let output = SecretBytes(count: length)
         let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
         let threads = UInt32(max(1, min(Int(parameters.lanes), online > 0 ? online : 1)))
         var salt = salt

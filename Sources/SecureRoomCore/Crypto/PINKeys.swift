@@ -22,6 +22,14 @@ public enum PINKeys {
                             associatedData: associatedData(for: user), parameters: parameters)
     }
 
+    /// The 64-byte argon2 output of a TPM-bound record (`BoundKeys`): the same inputs,
+    /// twice the output.
+    static func boundMaterial(pin: SecretBytes, user: UserName, salt: [UInt8], pepper: Pepper,
+                              parameters: KDFParameters) throws -> SecretBytes {
+        try Argon2id.derive(password: pin, salt: salt, secret: pepper.bytes, associatedData: associatedData(for: user),
+                            parameters: parameters, length: BoundKeys.materialLength)
+    }
+
     /// The verifier stored in the credential record.
     public static func verifier(master: SecretBytes) -> SecretBytes {
         expand(master, info: "secureroom/1 verifier", count: verifierLength)

@@ -1,9 +1,12 @@
 /// One user's PIN credential (docs/FORMAT.md §3): argon2id parameters, salt and the
 /// verifier derived from the argon2 output. Holds nothing from which the PIN can be
-/// recovered without the pepper.
+/// recovered without the pepper, and, when bound to a TPM (version 2), nothing without
+/// that TPM either.
 public struct CredentialRecord: Equatable, Sendable {
-    /// The record's first line.
+    /// The first line of a record not bound to a TPM.
     static let header = "SECUREROOM-CREDENTIAL/1"
+    /// The first line of a TPM-bound record.
+    static let boundHeader = "SECUREROOM-CREDENTIAL/2"
     /// Largest record file accepted.
     static let maximumSize = 4096
 
@@ -25,6 +28,9 @@ public struct CredentialRecord: Equatable, Sendable {
     /// When `wipe_after` erased the vault key, and after how many failures; kept until the
     /// user has been told at a successful login (or a new PIN is set).
     public var vaultErased: VaultErasure?
+    /// The TPM objects of a bound PIN (docs/FORMAT.md §2.1), nil for a PIN checked with the
+    /// pepper alone.
+    public var binding: TPMBinding?
 
     /// A `wipe_after` erasure of the PIN-wrapped vault key.
     public struct VaultErasure: Equatable, Sendable {
@@ -36,7 +42,8 @@ public struct CredentialRecord: Equatable, Sendable {
 
     /// Creates a record from its fields.
     public init(user: UserName, parameters: KDFParameters, salt: [UInt8], verifier: [UInt8],
-                digits: Int, created: Int64, vaultKey: [UInt8]? = nil) {
+                digits: Int, created: Int64, vaultKey: [UInt8]? = nil, binding: TPMBinding? = nil) {
+        self.binding = binding
         self.user = user
         self.parameters = parameters
         self.salt = salt
@@ -46,16 +53,19 @@ public struct CredentialRecord: Equatable, Sendable {
         self.vaultKey = vaultKey
     }
 
-    /// Whether `other` holds the same PIN: same salt and verifier (the vault key may differ).
+    /// Whether `other` holds the same PIN: same salt, verifier and binding (the vault key
+    /// may differ).
     public func isSamePIN(as other: CredentialRecord) -> Bool {
-        user == other.user && salt == other.salt && verifier == other.verifier
+        user == other.user && salt == other.salt && verifier == other.verifier && binding == other.binding
     }
 
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
-        let text = try RecordText(parsing: bytes, header: Self.header,
-                                  keys: ["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
-                                         "verifier", "digits", "created", "vault-key", "vault-erased"], path: path)
+        let bound = bytes.starts(with: Array((Self.boundHeader + "\n").utf8))
+        let text = try RecordText(parsing: bytes, header: bound ? Self.boundHeader : Self.header,
+                                  keys: Set(["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
+                                             "verifier", "digits", "created", "vault-key", "vault-erased"]
+                                            + (bound ? TPMBinding.keys : [])), path: path)
         guard try text.required("kdf") == "argon2id-19" else {
             throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
         }
@@ -82,11 +92,12 @@ public struct CredentialRecord: Equatable, Sendable {
             else { throw SecureRoomError.corruptRecord(path: path, reason: "malformed vault-erased") }
             vaultErased = VaultErasure(at: at, failures: failures)
         }
+        binding = bound ? try TPMBinding(text) : nil
     }
 
     /// The record file's bytes.
     public func serialized() -> [UInt8] {
-        RecordText.render(header: Self.header, [
+        RecordText.render(header: binding == nil ? Self.header : Self.boundHeader, [
             ("user", user.rawValue),
             ("kdf", "argon2id-19"),
             ("memory-kib", String(parameters.memoryKiB)),
@@ -97,6 +108,7 @@ public struct CredentialRecord: Equatable, Sendable {
             ("digits", String(digits)),
             ("created", String(created)),
         ] + (vaultKey.map { [("vault-key", Hex.encode($0))] } ?? [])
-          + (vaultErased.map { [("vault-erased", "\($0.at) \($0.failures)")] } ?? []))
+          + (vaultErased.map { [("vault-erased", "\($0.at) \($0.failures)")] } ?? [])
+          + (binding?.fields ?? []))
     }
 }

@@ -38,6 +38,8 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case accountUnavailable(user: String, reason: String)
     /// A recovery key that is not 40 digits.
     case invalidRecoveryKey
+    /// The TPM a bound PIN needs did not do its part (docs/DESIGN.md §11).
+    case tpm(TPMProblem)
     /// A recovery key that does not open the user's vault key (or no recovery record).
     case wrongRecoveryKey(user: String)
     /// A new PIN would leave the user's vault unreadable (no recovery key given, no --force).
@@ -69,6 +71,7 @@ extension SecureRoomError: CustomStringConvertible {
             return "the PIN of \(user) was changed, removed or reset during this change; nothing was changed"
         case let .busy(path, seconds, holder): return "\(path) is still locked by \(holder) after \(seconds) s"
         case let .accountUnavailable(user, reason): return "\(user) may not use a PIN: \(reason)"
+        case let .tpm(problem): return problem.description
         case .invalidRecoveryKey: return "a recovery key is 40 digits (eight groups of five)"
         case let .wrongRecoveryKey(user): return "the recovery key does not open the vault of \(user)"
         case let .vaultWouldBeLost(user):

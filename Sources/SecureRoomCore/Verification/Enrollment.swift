@@ -46,18 +46,37 @@ public struct Enrollment {
         }
     }
 
-    /// A credential for `pin` with a new salt and the configured parameters (argon2 runs
-    /// here, holding no lock).
+    /// A credential for `pin` with a new salt and the configured parameters (argon2 and
+    /// the TPM run here, holding no lock), bound to the TPM when `tpm=` asks for it:
+    /// `required` always (no TPM is an error), `auto` when one answers.
     private func derive(_ pin: SecretBytes, for user: UserName, created: Int64,
                         vaultKey: SecretBytes?) throws -> CredentialRecord {
         let pepper = try store.pepper()
         let parameters = store.configuration.kdf
         let salt = try randomSalt()
-        let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+        let chip = TPMChip(store.configuration)
+        let master: SecretBytes
+        var binding: TPMBinding?
+        if bindsNewPINs(chip) {
+            let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+            (binding, master) = try BoundKeys.bind(material, on: chip)
+        } else {
+            master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+        }
         let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
         return CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
                                 digits: pin.count, created: created,
-                                vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) })
+                                vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) },
+                                binding: binding)
+    }
+
+    /// Whether a PIN set now is bound to `chip` (`tpm=`).
+    func bindsNewPINs(_ chip: TPMChip) -> Bool {
+        switch store.configuration.tpm {
+        case .off: return false
+        case .auto: return chip.answers()
+        case .required: return true
+        }
     }
 
     /// Inside a successful check (`PINVerifier.verify`'s `whileLocked`): gives the user a

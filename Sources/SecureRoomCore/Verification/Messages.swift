@@ -61,6 +61,20 @@ public enum Messages {
             + "'secureroom set \(user.rawValue) --recovery-key' and your recovery key."
     }
 
+    /// The message for a bound PIN the TPM could not check: never a wrong PIN, always a
+    /// way on (the password; for a PIN bound to another chip, a new PIN).
+    public static func tpm(_ problem: TPMProblem) -> String {
+        switch problem {
+        case let .lockedOut(seconds):
+            return "The security chip is locked; try again in \(TPMProblem.minutes(seconds)) min, or use your password."
+        case .otherChip:
+            return "Your PIN belongs to another security chip (this one was cleared or replaced); use your password, "
+                + "and ask an administrator for a new PIN."
+        case .unreachable, .failed:
+            return "The security chip does not answer; use your password."
+        }
+    }
+
     /// The message for input that is not a PIN of the configured form.
     public static func malformed(digits: Int) -> String {
         "The PIN must be exactly \(digits) digits (0-9)."

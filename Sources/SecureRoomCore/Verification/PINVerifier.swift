@@ -60,6 +60,16 @@ public struct PINVerifier {
         return store.configuration.lockout.status(of: try store.lockout(for: user), at: clock.now())
     }
 
+    /// Refuses before any prompt a bound PIN that cannot be checked now: its TPM does not
+    /// answer, or is in dictionary-attack lockout (then with the time left, read from the
+    /// chip). No argon2 runs and nothing is counted.
+    public func requireTPM(for user: UserName) throws {
+        guard try store.credential(for: user)?.binding != nil else { return }
+        if let seconds = try TPMChip(store.configuration).lockoutSecondsLeft() {
+            throw SecureRoomError.tpm(.lockedOut(seconds: seconds))
+        }
+    }
+
     /// Checks `pin` for `user` as described above.
     ///
     /// Callers that prompt should use `check(_:pin:)`, which refuses a locked PIN and
@@ -94,11 +104,21 @@ public struct PINVerifier {
             credential = record
         }
 
-        // Step 2: argon2, holding nothing.
+        // Step 2: argon2 and, for a bound PIN, the TPM, holding nothing. A TPM that does not
+        // do its part tested nothing: the attempt is withdrawn, not counted.
         argon2Observer?()
-        let master = try PINKeys.master(pin: pin, user: user, salt: credential.salt, pepper: pepper,
-                                        parameters: credential.parameters)
-        let matches = credential.verifier.withUnsafeBytes { PINKeys.verifier(master: master).constantTimeEquals($0) }
+        let guess: Guess
+        do {
+            guess = try Guess(pin, for: credential, pepper: pepper, chip: TPMChip(store.configuration),
+                              seen: { try store.lockout(for: user).seenGuesses })
+        } catch let error as SecureRoomError {
+            try store.withExclusiveLock(for: user) {
+                var tally = try store.lockout(for: user)
+                if tally.resolve(attempt) { try store.write(tally, for: user) }
+            }
+            throw error
+        }
+        let master = guess.master
 
         // Step 3: resolve the attempt against the records as they are now. A success also
         // hands out the credential as written, for `rehash`.
@@ -113,7 +133,7 @@ public struct PINVerifier {
                 if wasPending { try store.write(tally, for: user) }
                 return found == nil ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
             }
-            if matches {
+            if let master {
                 tally.recordSuccess(at: clock.now().wallSeconds)
                 try store.write(tally, for: user)
                 if let whileLocked {
@@ -128,7 +148,7 @@ public struct PINVerifier {
                 // A reset or a success removed this attempt while argon2 ran: it counts nothing.
                 return .incorrect(policy.status(of: tally, at: clock.now()))
             }
-            guard tally.recordWrongGuess(attempt, tag: PINKeys.guessTag(master: master)) else {
+            guard tally.recordWrongGuess(attempt, tag: guess.tag) else {
                 try store.write(tally, for: user)
                 return .repeatedIncorrect(policy.status(of: tally, at: clock.now()))
             }
@@ -155,10 +175,20 @@ public struct PINVerifier {
     /// is still the one that was checked.
     /// `checked` is the credential step 3 verified, `vaultKey` the key it unwrapped: no
     /// record is read again for the (usual) case where nothing needs re-deriving.
+    /// The same happens to a record not bound to a TPM when `tpm=auto|required` and a TPM
+    /// answers (migration, docs/FORMAT.md §3). A TPM that fails meanwhile leaves the record
+    /// as it was, and the login a success: the next one tries again.
     private func rehash(_ pin: SecretBytes, for user: UserName, checked: CredentialRecord, vaultKey: SecretBytes?) throws {
-        guard checked.parameters != store.configuration.kdf,
-              checked.vaultKey == nil || vaultKey != nil else { return }
-        try Enrollment(store: store, clock: clock).rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
+        let enrollment = Enrollment(store: store, clock: clock)
+        let unbound = checked.binding == nil && store.configuration.tpm != .off
+        guard checked.vaultKey == nil || vaultKey != nil,
+              checked.parameters != store.configuration.kdf || (unbound && TPMChip(store.configuration).answers())
+        else { return }
+        do {
+            try enrollment.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
+        } catch SecureRoomError.tpm {
+            return
+        }
     }
 
     /// A check for a user without a PIN, or an unknown name (`nopin=fail`): the same three

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `secureroom tpm`: the TPM that bound PINs use.
+struct TPMCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tpm",
+        abstract: "Show the TPM's state, or set its dictionary-attack parameters once.",
+        subcommands: [TPMStatusCommand.self, TPMHardenCommand.self],
+        defaultSubcommand: TPMStatusCommand.self)
+}

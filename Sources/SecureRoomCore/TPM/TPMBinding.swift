@@ -1,0 +1,51 @@
+import SecureRoomTPM
+
+/// What a TPM-bound credential record holds of the TPM (docs/FORMAT.md §3): the sealed
+/// object whose authorization value is half of the PIN's argon2 output, the HMAC key that
+/// tags wrong guesses inside the chip, and the storage key's name when they were made.
+public struct TPMBinding: Equatable, Sendable {
+    /// The sealed 32-byte secret (marshalled TPM2B_PUBLIC and TPM2B_PRIVATE).
+    public var sealed: ObjectBlob
+    /// The guess-tag HMAC key (marshalled TPM2B_PUBLIC and TPM2B_PRIVATE).
+    public var tagKey: ObjectBlob
+
+    /// A binding from its two objects, made under the same storage key.
+    public init(sealed: ObjectBlob, tagKey: ObjectBlob) {
+        self.sealed = sealed
+        self.tagKey = tagKey
+    }
+
+    /// The record lines, in FORMAT.md's order.
+    var fields: [(String, String)] {
+        [("tpm-parent", Hex.encode(sealed.parentName)),
+         ("tpm-sealed-public", Hex.encode(sealed.publicBytes)),
+         ("tpm-sealed-private", Hex.encode(sealed.privateBytes)),
+         ("tpm-tag-public", Hex.encode(tagKey.publicBytes)),
+         ("tpm-tag-private", Hex.encode(tagKey.privateBytes))]
+    }
+
+    /// The record keys a binding adds.
+    static let keys = ["tpm-parent", "tpm-sealed-public", "tpm-sealed-private", "tpm-tag-public", "tpm-tag-private"]
+
+    /// Reads the binding's lines; each blob must unmarshal whole.
+    init(_ text: RecordText) throws {
+        func blob(_ key: String) throws -> [UInt8] {
+            let value = try text.required(key)
+            guard value.count % 2 == 0, value.count <= 2 * 1_024, let bytes = Hex.decode(value, count: value.count / 2) else {
+                throw SecureRoomError.corruptRecord(path: text.path, reason: "malformed \(key)")
+            }
+            return bytes
+        }
+        let parent = try blob("tpm-parent")
+        sealed = ObjectBlob(publicBytes: try blob("tpm-sealed-public"), privateBytes: try blob("tpm-sealed-private"), parentName: parent)
+        tagKey = ObjectBlob(publicBytes: try blob("tpm-tag-public"), privateBytes: try blob("tpm-tag-private"), parentName: parent)
+        do {
+            for object in [sealed, tagKey] {
+                _ = try object.unmarshalPublic()
+                _ = try object.unmarshalPrivate()
+            }
+        } catch {
+            throw SecureRoomError.corruptRecord(path: text.path, reason: "a TPM object does not unmarshal")
+        }
+    }
+}

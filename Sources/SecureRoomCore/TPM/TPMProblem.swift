@@ -1,0 +1,28 @@
+/// Why a TPM-bound PIN could not be checked or bound (docs/DESIGN.md §11). None of them
+/// is a wrong PIN, and none is a success: the stack falls through to the password.
+public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
+    /// No TPM answers at the configured TCTI (none present, driver missing, swtpm stopped,
+    /// or it died during the check).
+    case unreachable(String)
+    /// The TPM is in dictionary-attack lockout: it refuses every PIN, right or wrong, for
+    /// up to `seconds` more.
+    case lockedOut(seconds: Int)
+    /// The record's sealed objects do not load on this TPM: it was cleared or replaced,
+    /// or the record comes from another machine.
+    case otherChip
+    /// Any other TPM failure, with ESAPI's words.
+    case failed(String)
+
+    /// One line for syslog and error messages.
+    public var description: String {
+        switch self {
+        case let .unreachable(detail): return "the TPM does not answer (\(detail))"
+        case let .lockedOut(seconds): return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
+        case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"
+        case let .failed(detail): return "the TPM failed: \(detail)"
+        }
+    }
+
+    /// Whole minutes, rounded up.
+    public static func minutes(_ seconds: Int) -> Int { (seconds + 59) / 60 }
+}

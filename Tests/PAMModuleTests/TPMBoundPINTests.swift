@@ -1,0 +1,139 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// A PIN bound to a TPM (a software TPM of each test's own), through the real libpam and
+/// module: the chip takes part in every check and counts wrong PINs in its own counter
+/// (read by tpm2-tools); a chip that is gone, another chip, or one in lockout refuses
+/// cleanly, never as a wrong PIN and never as a success.
+final class TPMBoundPINTests: XCTestCase {
+    private let user = "daemon"
+    private let pin = "6193"
+    private var tpm: SoftwareTPM!
+
+    override func setUpWithError() throws { tpm = try SoftwareTPM() }
+    override func tearDown() { tpm?.stop() }
+
+    /// A sandbox whose PINs are bound to `chip` (default: this test's TPM).
+    private func boundSandbox(_ chip: SoftwareTPM? = nil, extra: String = "") throws -> Sandbox {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \((chip ?? tpm).tcti)\n" + extra)
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        return sandbox
+    }
+
+    private func credential(_ sandbox: Sandbox) throws -> String {
+        try String(contentsOfFile: "\(sandbox.state)/users/\(user).credential", encoding: .utf8)
+    }
+
+    private func failures(_ sandbox: Sandbox) throws -> Int? { try sandbox.status(user)["failures"] as? Int }
+
+    func testTheChipTakesPartInEveryCheckAndCountsWrongPINs() throws {
+        let sandbox = try boundSandbox()
+        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/2\n"))
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try tpm.lockoutCounter(), 0)
+        let wrong = try sandbox.pam(user: user, responses: ["2580"])
+        XCTAssertEqual(wrong.code, PAMCode.authError)
+        XCTAssertEqual(try tpm.lockoutCounter(), 1, "a wrong PIN is a failed authorization on the chip")
+        XCTAssertEqual(try failures(sandbox), 1, "and counted by SecureRoom first")
+        let repeated = try sandbox.pam(user: user, responses: ["2580"])
+        XCTAssertEqual(repeated.code, PAMCode.authError)
+        XCTAssertTrue(repeated.errors.joined().contains("already tried"), "\(repeated.errors)")
+        XCTAssertEqual(try tpm.lockoutCounter(), 1, "a repeated typo is not put to the chip again")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try tpm.leftoverHandles(), [])
+    }
+
+    /// The state, pepper included, on another machine's TPM: the right PIN opens nothing,
+    /// and the attempt is not counted (the chip tested no guess).
+    func testTheSameStateOnAnotherChipOpensNothing() throws {
+        let sandbox = try boundSandbox()
+        let other = try SoftwareTPM()
+        defer { other.stop() }
+        try sandbox.write(sandbox.config, Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(other.tcti)\n", mode: 0o600)
+        let run = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(run.code, PAMCode.authInfoUnavailable)
+        XCTAssertTrue(run.errors.joined().contains("belongs to another security chip"), "\(run.errors)")
+        XCTAssertEqual(try failures(sandbox), 0)
+        XCTAssertEqual(try other.lockoutCounter(), 0)
+    }
+
+    func testAChipThatIsGoneRefusesWithoutAPrompt() throws {
+        let sandbox = try boundSandbox()
+        tpm.stop()
+        let run = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(run.code, PAMCode.authInfoUnavailable, "the stack goes on to the password")
+        XCTAssertEqual(run.prompts, [])
+        XCTAssertEqual(run.errors, ["The security chip does not answer; use your password."])
+        XCTAssertEqual(try failures(sandbox), 0)
+    }
+
+    /// swtpm allows 3 failed authorizations, then locks for 1,000 s: no prompt, no argon2,
+    /// the time left from the chip, and the stack goes on to the password.
+    func testAChipInLockoutRefusesWithoutAPromptAndSaysForHowLong() throws {
+        let sandbox = try boundSandbox()
+        for guess in ["2580", "1470", "3690"] {
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError)
+        }
+        XCTAssertEqual(try tpm.lockoutCounter(), 3)
+        let run = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(run.code, PAMCode.authInfoUnavailable)
+        XCTAssertEqual(run.prompts, [])
+        XCTAssertEqual(run.errors, ["The security chip is locked; try again in 17 min, or use your password."])
+        XCTAssertEqual(try failures(sandbox), 3, "nothing more counted")
+    }
+
+    /// A PIN set before the TPM was used is bound at its next successful login, in one
+    /// atomic write; the login itself is not delayed by a failure of the chip.
+    func testAnUnboundPINIsBoundAtItsNextLogin() throws {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF)
+        try sandbox.enrol(user, pin: pin)
+        try sandbox.probeService()
+        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/1\n"))
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "none")
+        try sandbox.write(sandbox.config, Sandbox.fastKDF + "tpm = auto\ntpm_tcti = \(tpm.tcti)\n", mode: 0o600)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/2\n"))
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
+        XCTAssertEqual(try tpm.lockoutCounter(), 1)
+    }
+
+    /// `secureroom tpm status` reads the chip's own counter, and `harden` sets its limits
+    /// and a lockout authorization once, then refuses.
+    func testTheAdministratorSeesAndHardensTheChip() throws {
+        let sandbox = try boundSandbox()
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
+        let before = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
+        XCTAssertEqual(before?["present"] as? Bool, true)
+        XCTAssertEqual(before?["counter"] as? Int, 1)
+        XCTAssertEqual(before?["max_tries"] as? Int, 3, "swtpm's default")
+        XCTAssertEqual(before?["lockout_auth_set"] as? Bool, false)
+        XCTAssertEqual(before?["bound_users"] as? Int, 1)
+        let harden = try sandbox.cli(["tpm", "harden", "--max-tries", "32", "--recovery-seconds", "600"])
+        XCTAssertEqual(harden.status, 0, harden.errorOutput)
+        XCTAssertTrue(harden.output.contains("hex:"), harden.output)
+        let after = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
+        XCTAssertEqual(after?["max_tries"] as? Int, 32)
+        XCTAssertEqual(after?["recovery_seconds"] as? Int, 600)
+        XCTAssertEqual(after?["lockout_auth_set"] as? Bool, true)
+        let again = try sandbox.cli(["tpm", "harden"])
+        XCTAssertEqual(again.status, 1)
+        XCTAssertTrue(again.errorOutput.contains("already has a lockout authorization"), again.errorOutput)
+        tpm.stop()
+        let gone = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
+        XCTAssertEqual(gone?["present"] as? Bool, false)
+    }
+
+    /// `tpm=required` with no TPM: setting a PIN fails with a clear error, nothing written.
+    func testRequiredWithoutATPMRefusesToSetAPIN() throws {
+        tpm.stop()
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let result = try sandbox.cli(["set", user, "--stdin", "--allow-weak"], input: pin + "\n")
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.errorOutput.contains("the TPM does not answer"), result.errorOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(sandbox.state)/users/\(user).credential"))
+    }
+}
