@@ -72,7 +72,7 @@ enum HelperMain {
             return .refused(reason)
         } catch SecureRoomError.tpm(let problem) {
             SystemLog.notice("refused uid \(caller): \(problem) (nothing counted)")
-            return .refused(Messages.tpm(problem))
+            return .tpm(problem)
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)

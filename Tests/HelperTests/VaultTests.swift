@@ -101,6 +101,33 @@ final class VaultTests: XCTestCase {
         XCTAssertTrue(stage.logLines().contains { $0.contains("vault unlocked for daemon") })
     }
 
+    /// The vault through a TPM-bound PIN, as the user (through the helper): the vault key
+    /// is wrapped under the chip-bound master, a wrong PIN is a failure the chip counts,
+    /// and the right one opens the vault.
+    func testTheVaultOpensThroughATPMBoundPIN() throws {
+        setenv("TSS2_LOG", "all+none", 1)
+        let tpm = try SoftwareTPM()
+        defer { tpm.stop() }
+        try prepare(extraConfiguration: "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let record = try String(contentsOfFile: "\(sandbox.state)/users/\(user).credential", encoding: .utf8)
+        XCTAssertTrue(record.hasPrefix("SECUREROOM-CREDENTIAL/2\n"), record)
+        try setUpVault()
+        XCTAssertEqual(try vault(["add", "github"], input: "bound").status, 0)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        let wrong = try vault(["unlock", "--stdin"], input: "9261\n")
+        XCTAssertEqual(wrong.status, 2, wrong.errorOutput)
+        XCTAssertEqual(try tpm.lockoutCounter(), 1)
+        try assertLocked()
+        let right = try vault(["unlock", "--stdin"], input: pin + "\n")
+        XCTAssertEqual(right.status, 0, right.errorOutput)
+        try assertSecret("bound")
+        tpm.stop()
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        let gone = try vault(["unlock", "--stdin"], input: pin + "\n")
+        XCTAssertNotEqual(gone.status, 0)
+        XCTAssertTrue(gone.errorOutput.contains("security chip does not answer"), gone.errorOutput)
+    }
+
     /// A root-side login held open like su's (`HeldLogin`): the driver's `wait` operation.
     private func heldLogin(_ operations: [String], responses: [String] = [], environment: String = "") throws -> HeldLogin {
         let arguments = sandbox.driverArguments("login", user: user, options: [], operations: operations)

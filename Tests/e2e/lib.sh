@@ -60,7 +60,8 @@
 #                              today) in private copies of passwd/shadow/group/gshadow
 #   bind_users                 bind those copies over /etc and check the users resolve
 #   hash_password PASSWORD     a SHA-512 crypt hash (python3 crypt, else openssl passwd -6)
-#   quiet_default_conf         an empty copy over /etc/security/secureroom.conf, if it exists
+#   quiet_default_conf         a private config (tpm = off) over /etc/security/secureroom.conf,
+#                              if it exists; CLI_CONF names it for the admin tool
 #   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
 #   enrol PIN [SET OPTIONS...] STATE=$T/state: secureroom init, set TEST_USER's PIN, check
 #   status_json [USER], failures_of [USER], failures_are N, reset_pin
@@ -308,11 +309,14 @@ hash_password() {
     printf '%s\n' "$h"
 }
 
-# The module's default config file must not influence the test.
+# The module's default config file must not influence the test: a private one that only
+# says tpm = off (no test spends a real TPM's counter), over it if it exists, and given to
+# the admin tool as --config either way.
 quiet_default_conf() {
+    install -d -m 0755 "$T/etc"
+    echo "tpm = off" > "$T/etc/secureroom.conf"
+    CLI_CONF="$T/etc/secureroom.conf"
     if [ -e /etc/security/secureroom.conf ]; then
-        install -d -m 0755 "$T/etc"
-        : > "$T/etc/secureroom.conf"
         bind_over "$T/etc/secureroom.conf" /etc/security/secureroom.conf
     fi
 }
@@ -333,21 +337,21 @@ sink_login_records() {
 enrol() {
     local pin=$1; shift
     STATE="$T/state"
-    "$CLI" init --dir "$STATE" >/dev/null || die "secureroom init --dir $STATE failed"
-    printf '%s\n' "$pin" | "$CLI" set "$TEST_USER" --stdin --dir "$STATE" "$@" >/dev/null \
+    "$CLI" init --dir "$STATE" --config "$CLI_CONF" >/dev/null || die "secureroom init --dir $STATE failed"
+    printf '%s\n' "$pin" | "$CLI" set "$TEST_USER" --stdin --dir "$STATE" --config "$CLI_CONF" "$@" >/dev/null \
         || die "secureroom set $TEST_USER failed"
     status_json | grep -qE '"enrolled"[[:space:]]*:[[:space:]]*true' \
         || die "$TEST_USER not enrolled after set: $(status_json)"
 }
 
-status_json() { "$CLI" status "${1:-$TEST_USER}" --json --dir "$STATE" 2>&1 || true; }
+status_json() { "$CLI" status "${1:-$TEST_USER}" --json --dir "$STATE" --config "$CLI_CONF" 2>&1 || true; }
 failures_of() { status_json "${1:-$TEST_USER}" | sed -nE 's/.*"failures"[[:space:]]*:[[:space:]]*([0-9]+).*/\1/p'; }
 failures_are() { [ "$(failures_of)" = "$1" ]; }
 
 # Clear TEST_USER's lockout so one case's wrong PINs do not affect the next.
 reset_pin() {
-    "$CLI" reset "$TEST_USER" --dir "$STATE" >/dev/null 2>&1 \
-        || echo "# note: secureroom reset $TEST_USER failed: $("$CLI" reset "$TEST_USER" --dir "$STATE" 2>&1 || true)"
+    "$CLI" reset "$TEST_USER" --dir "$STATE" --config "$CLI_CONF" >/dev/null 2>&1 \
+        || echo "# note: secureroom reset $TEST_USER failed: $("$CLI" reset "$TEST_USER" --dir "$STATE" --config "$CLI_CONF" 2>&1 || true)"
 }
 
 # ---- tmux driving ----------------------------------------------------------------------

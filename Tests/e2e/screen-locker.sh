@@ -180,6 +180,7 @@ setup_namespace() {
         "deny = $DENY" "schedule =" > "$T/security/secureroom.conf"
     chown root:root "$T/security/secureroom.conf"; chmod 0644 "$T/security/secureroom.conf"
     bind_over "$T/security" /etc/security
+    CLI_CONF=/etc/security/secureroom.conf
 
     # --- /etc/pam.d: a copy; i3lock = pam/screen-locker with absolute paths ---
     cp -a /etc/pam.d "$T/pam.d"

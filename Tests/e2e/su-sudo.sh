@@ -303,7 +303,7 @@ inner_main() {
     local desc="secureroom status --json reports failures 3"
     tally "$desc" "$desc" failures_are 3 || echo "#   status: $(status_json)"
     desc="secureroom reset clears the failures"
-    tally "$desc" "$desc" all '"$CLI" reset srtest --dir "$STATE" >/dev/null 2>&1' 'failures_are 0' \
+    tally "$desc" "$desc" all '"$CLI" reset srtest --dir "$STATE" --config "$CLI_CONF" >/dev/null 2>&1' 'failures_are 0' \
         || echo "#   status: $(status_json)"
     OUT=$T/io/d5.out
     attempt d5 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"

@@ -59,6 +59,7 @@ public struct HelperClient: PINAuthority {
         case .checked(let outcome): return (outcome, nil)
         case .rejected(let reason): throw SecureRoomError.pinRejected(reason)
         case .refused(let reason): throw SecureRoomError.helperRefused(reason)
+        case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
         }
     }

@@ -45,6 +45,9 @@ public enum HelperProtocol {
         case refused = 5
         /// A PIN of the wrong form, or (for `change`) a new PIN the policy refuses.
         case unacceptablePIN = 6
+        /// The PIN is bound to a TPM that could not check it (gone, locked out, another
+        /// chip): nothing was counted.
+        case tpmUnavailable = 7
     }
 }
 
@@ -59,6 +62,8 @@ public enum HelperReply {
     case refused(String)
     /// The helper could not use the state.
     case failed
+    /// The PIN's TPM did not do its part; nothing was counted.
+    case tpm(TPMProblem)
 
     /// The exit status that goes with this reply.
     public var exitStatus: HelperProtocol.ExitStatus {
@@ -70,6 +75,7 @@ public enum HelperReply {
         case .rejected: return .unacceptablePIN
         case .refused: return .refused
         case .failed: return .failure
+        case .tpm: return .tpmUnavailable
         }
     }
 
@@ -84,6 +90,10 @@ public enum HelperReply {
         case .rejected(let reason): return "rejected " + Self.printable(reason)
         case .refused(let reason): return "refused " + Self.printable(reason)
         case .failed: return "error"
+        case .tpm(.lockedOut(let seconds)): return "tpm locked-out \(seconds)"
+        case .tpm(.unreachable): return "tpm unreachable"
+        case .tpm(.otherChip): return "tpm other-chip"
+        case .tpm(.failed): return "tpm failed"
         }
     }
 
@@ -100,6 +110,17 @@ public enum HelperReply {
         case ("locked", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.locked(status))
         case ("rejected", 2): self = .rejected(Self.printable(rest))
         case ("refused", 2): self = .refused(Self.printable(rest))
+        case ("tpm", 2):
+            let detail = "reported by secureroom-helper; see the system log"
+            switch rest.split(separator: " ") {
+            case ["unreachable"]: self = .tpm(.unreachable(detail))
+            case ["other-chip"]: self = .tpm(.otherChip)
+            case ["failed"]: self = .tpm(.failed(detail))
+            case let words where words.count == 2 && words[0] == "locked-out":
+                guard let seconds = RecordText.decimal(words[1], as: Int.self) else { return nil }
+                self = .tpm(.lockedOut(seconds: seconds))
+            default: return nil
+            }
         default: return nil
         }
     }
