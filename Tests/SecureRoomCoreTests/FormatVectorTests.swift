@@ -1,74 +1,128 @@
+import Foundation
 import XCTest
 @testable import SecureRoomCore
 
-/// The test vectors of docs/FORMAT.md §5. They were computed independently (the argon2
-/// reference implementation through argon2-cffi's context binding, HKDF and HMAC from
-/// Python's standard cryptography); this test holds our implementation to them.
+/// The test vectors of docs/vectors/ (docs/FORMAT.md §5), read as data: the key
+/// derivations in derivation.txt, computed independently of SecureRoom (its header says
+/// how), and one record file per case in credential/, lockout/, pepper/ and recovery/ —
+/// NAME.ok must parse (and re-parse to the same record), NAME.bad must be refused as a
+/// corrupt record. The same files seed the record fuzzers (Tests/reliability/fuzz.sh).
 final class FormatVectorTests: XCTestCase {
-    private let pepper = Pepper(bytes: Array(0x20...0x3f as ClosedRange<UInt8>).withUnsafeBytes { SecretBytes(copying: $0) })
-    private let salt = Array(0x00...0x0f as ClosedRange<UInt8>)
-    private let pin = Array("7391".utf8).withUnsafeBytes { SecretBytes(copying: $0) }
+    private static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/vectors").path
 
-    private func keys(_ parameters: KDFParameters) throws -> (master: String, verifier: String) {
-        let master = try PINKeys.master(pin: pin, user: try UserName("alice"), salt: salt, pepper: pepper,
-                                        parameters: parameters)
-        return (master.withUnsafeBytes { Hex.encode($0) },
-                PINKeys.verifier(master: master).withUnsafeBytes { Hex.encode($0) })
+    /// derivation.txt's blocks, each a dictionary of its lines.
+    private func derivationVectors() throws -> [[String: String]] {
+        let text = try String(contentsOfFile: Self.directory + "/derivation.txt", encoding: .utf8)
+        return text.components(separatedBy: "\n\n").compactMap { block in
+            var fields: [String: String] = [:]
+            for line in block.split(separator: "\n") where !line.hasPrefix("#") {
+                guard let colon = line.range(of: ": ") else { continue }
+                fields[String(line[..<colon.lowerBound])] = String(line[colon.upperBound...])
+            }
+            return fields["vector"] == nil ? nil : fields
+        }
     }
 
-    func testVectorAtTheDefaultParameters() throws {
-        let (master, verifier) = try keys(.defaults)
-        XCTAssertEqual(master, "94c5864173b39af618942adab6d2b6201f901c81a4147418cfef11da4009d3fa")
-        XCTAssertEqual(verifier, "3a66ed0b07eac67b7a0897eb75f8bd7492b36216541b4bfe875d18d5cafc504d")
+    private func bytes(_ vector: [String: String], _ key: String) throws -> [UInt8] {
+        let text = try XCTUnwrap(vector[key], "\(vector["vector"] ?? "?"): no \(key)")
+        return try XCTUnwrap(Hex.decode(Substring(text), count: text.count / 2), "\(key) is not hex")
     }
 
-    func testVectorAtSmallParameters() throws {
-        let (master, verifier) = try keys(KDFParameters(memoryKiB: 256, iterations: 1, lanes: 1))
-        XCTAssertEqual(master, "7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d")
-        XCTAssertEqual(verifier, "cc409c0706de3ec5b2e3e7965c790aa1857ba9e77cdced23f1658cc9c8c7a361")
+    private func secret(_ vector: [String: String], _ key: String) throws -> SecretBytes {
+        try bytes(vector, key).withUnsafeBytes { SecretBytes(copying: $0) }
     }
 
-    /// FORMAT.md §5: the tag of a guess is derived from that guess's argon2 output (here
-    /// the m=256 row's master), computed independently with Python's hmac module.
-    func testGuessTagVector() throws {
-        let (master, _) = try keys(KDFParameters(memoryKiB: 256, iterations: 1, lanes: 1))
-        let bytes = try XCTUnwrap(Hex.decode(Substring(master), count: 32))
-        XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: bytes.withUnsafeBytes { SecretBytes(copying: $0) })),
-                       "b453817ad3f6aaf6c451bc8d5a2b827b")
+    func testEveryDerivationVector() throws {
+        let vectors = try derivationVectors()
+        XCTAssertEqual(vectors.count, 5)
+        for vector in vectors {
+            let name = vector["vector"] ?? "", about = vector["about"] ?? ""
+            switch name {
+            case "pin-keys":
+                let argon2 = try XCTUnwrap(vector["argon2"]).split(separator: " ").compactMap { UInt32($0) }
+                XCTAssertEqual(argon2.count, 3)
+                let pin = Array(try XCTUnwrap(vector["pin"]).utf8).withUnsafeBytes { SecretBytes(copying: $0) }
+                let master = try PINKeys.master(pin: pin, user: try UserName(try XCTUnwrap(vector["user"])),
+                                                salt: try bytes(vector, "salt"), pepper: Pepper(bytes: try secret(vector, "pepper")),
+                                                parameters: KDFParameters(memoryKiB: argon2[0], iterations: argon2[1], lanes: argon2[2]))
+                XCTAssertEqual(master.withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
+                XCTAssertEqual(PINKeys.verifier(master: master).withUnsafeBytes { Hex.encode($0) }, vector["verifier"], about)
+                if let tag = vector["guess-tag"] { XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: master)), tag, about) }
+            case "bound-master":
+                XCTAssertEqual(BoundKeys.master(try secret(vector, "material"), secret: try secret(vector, "secret"))
+                    .withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
+            case "vault-key-under-pin":
+                let user = try UserName(try XCTUnwrap(vector["user"]))
+                let key = try XCTUnwrap(VaultKey.unwrap(try bytes(vector, "wrapped"), master: try secret(vector, "master"), user: user))
+                XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try bytes(vector, "data-key"), about)
+                XCTAssertNil(VaultKey.unwrap(try bytes(vector, "wrapped"), master: try secret(vector, "master"),
+                                             user: try UserName(try XCTUnwrap(vector["not-user"]))), "bound to the user")
+            case "vault-key-under-recovery-key":
+                let typed = try XCTUnwrap(vector["recovery-key"])
+                let recovery = try Array(typed.utf8).withUnsafeBytes { try RecoveryKey(typed: $0) }
+                XCTAssertEqual(recovery.displayText, typed)
+                let key = try XCTUnwrap(VaultKey.unwrap(try bytes(vector, "wrapped"), recoveryKey: recovery, salt: try bytes(vector, "salt"),
+                                                         user: try UserName(try XCTUnwrap(vector["user"]))))
+                XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try bytes(vector, "data-key"), about)
+            default:
+                XCTFail("unknown vector \(name)")
+            }
+        }
     }
 
-    /// FORMAT.md §2.1: a bound record's master from the local half and the unsealed
-    /// secret (computed independently with Python's hmac/hashlib). The auth half does not
-    /// enter it: it only authorizes the unseal.
-    func testBoundMasterVector() throws {
-        let material = (Array(0x00...0x1f) + Array(repeating: 0xee, count: 32) as [UInt8]).withUnsafeBytes { SecretBytes(copying: $0) }
-        let secret = Array(0x60...0x7f as ClosedRange<UInt8>).withUnsafeBytes { SecretBytes(copying: $0) }
-        XCTAssertEqual(BoundKeys.master(material, secret: secret).withUnsafeBytes { Hex.encode($0) },
-                       "373749b8d031cda84f7c94913e6b4bc5c2fd50ab71c9b429a4060f141f995632")
+    /// Each record kind's parser, as a function that parses and re-parses its output.
+    private let parsers: [String: ([UInt8], String) throws -> Bool] = [
+        "credential": { bytes, path in
+            let record = try CredentialRecord(parsing: bytes, path: path)
+            return try CredentialRecord(parsing: record.serialized(), path: path) == record
+        },
+        "lockout": { bytes, path in
+            let record = try LockoutRecord(parsing: bytes, path: path)
+            return try LockoutRecord(parsing: record.serialized(), path: path).serialized() == record.serialized()
+        },
+        "pepper": { bytes, path in
+            let pepper = try Pepper(parsing: bytes, path: path)
+            return pepper.serialized() == bytes
+        },
+        "recovery": { bytes, path in
+            let record = try RecoveryRecord(parsing: bytes, path: path)
+            return try RecoveryRecord(parsing: record.serialized(), path: path).serialized() == record.serialized()
+        },
+    ]
+
+    func testEveryRecordVector() throws {
+        var counts = (ok: 0, bad: 0)
+        for (kind, parse) in parsers {
+            let directory = Self.directory + "/" + kind
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory).sorted() {
+                let path = directory + "/" + name
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                if name.hasSuffix(".ok") {
+                    XCTAssertTrue(try parse(bytes, path), "\(kind)/\(name) does not re-parse to the same record")
+                    counts.ok += 1
+                } else if name.hasSuffix(".bad") {
+                    XCTAssertThrowsError(try parse(bytes, path), "\(kind)/\(name) was accepted") { error in
+                        guard case SecureRoomError.corruptRecord = error else {
+                            return XCTFail("\(kind)/\(name): \(error), not a corrupt record")
+                        }
+                    }
+                    counts.bad += 1
+                } else {
+                    XCTFail("\(kind)/\(name): a vector is NAME.ok or NAME.bad")
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(counts.ok, 12)
+        XCTAssertGreaterThanOrEqual(counts.bad, 17)
     }
 
-    func testPepperFileVector() throws {
-        let text = "SECUREROOM-PEPPER/1\npepper: 202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f\n"
-        XCTAssertEqual(pepper.serialized(), Array(text.utf8))
-        let parsed = try Pepper(parsing: Array(text.utf8), path: "t")
-        XCTAssertTrue(parsed.bytes.constantTimeEquals(pepper.bytes))
-    }
-
-    /// docs/FORMAT.md §7.1: the PIN-wrapped and the recovery-wrapped data key, computed
-    /// independently (Python's cryptography package).
-    func testVaultKeyVectors() throws {
-        let master = try XCTUnwrap(Hex.decode("7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d", count: 32)).withUnsafeBytes { SecretBytes(copying: $0) }
-        let alice = try UserName("alice")
-        let wrapped = try XCTUnwrap(Hex.decode("000102030405060708090a0b0cb71a6f2c7c3136e1defa4a7ebddacd86d2b1e86dab09b7ba0961e7d12ac1c7b4c7cbcd5757c627ecdbe0b42c09a558", count: 60))
-        let dek = try XCTUnwrap(VaultKey.unwrap(wrapped, master: master, user: alice))
-        XCTAssertEqual(dek.withUnsafeBytes { Array($0) }, Array(0x40...0x5f))
-        XCTAssertNil(VaultKey.unwrap(wrapped, master: master, user: try UserName("bob")), "bound to the user")
-
-        let recovery = try Array("01234-56789-01234-56789-01234-56789-01234-56789".utf8).withUnsafeBytes { try RecoveryKey(typed: $0) }
-        let recoveryWrapped = try XCTUnwrap(Hex.decode("0c0d0e0f1011121314151617f3a1b2cfbb8d9e2489718d25917316465cfc58787dc20be959bf52eb59110add154abcd76424aad7082354117d639114", count: 60))
-        let recovered = try XCTUnwrap(VaultKey.unwrap(recoveryWrapped, recoveryKey: recovery, salt: Array(0x10...0x1f), user: alice))
-        XCTAssertEqual(recovered.withUnsafeBytes { Array($0) }, Array(0x40...0x5f))
-        XCTAssertEqual(recovery.displayText, "01234-56789-01234-56789-01234-56789-01234-56789")
-        XCTAssertThrowsError(try Array("0123".utf8).withUnsafeBytes { try RecoveryKey(typed: $0) })
+    /// The pepper vector is the pepper the derivation vectors use.
+    func testThePepperFileVectorHoldsTheDerivationPepper() throws {
+        let path = Self.directory + "/pepper/format-vector.ok"
+        let parsed = try Pepper(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+        let pepper = try XCTUnwrap(try derivationVectors().first)["pepper"]
+        XCTAssertEqual(parsed.bytes.withUnsafeBytes { Hex.encode($0) }, pepper)
     }
 }

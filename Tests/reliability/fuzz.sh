@@ -70,6 +70,17 @@ for entry in "${fuzzers[@]}"; do
   parser=${entry#*|}
   corpus="$scratch/corpus/$name"
   mkdir -p "$corpus" "$scratch/artifacts/$name"
+  # Seeds: Fuzz/Corpus/<fuzzer>/, and for a record parser the format's test vectors
+  # (docs/vectors/<kind>/, valid and refused records alike).
+  case $name in
+    FuzzCredentialRecord) vectors=docs/vectors/credential ;;
+    FuzzLockoutRecord) vectors=docs/vectors/lockout ;;
+    FuzzPepper) vectors=docs/vectors/pepper ;;
+    FuzzRecoveryRecord) vectors=docs/vectors/recovery ;;
+    *) vectors= ;;
+  esac
+  seed_dirs=()
+  for dir in "Fuzz/Corpus/$name" $vectors; do [ -d "$dir" ] && seed_dirs+=("$dir"); done
   log="$scratch/$name.log"
   echo "fuzz: $name for ${seconds} s"
   start=$(date +%s%N)
@@ -77,7 +88,7 @@ for entry in "${fuzzers[@]}"; do
   SWIFT_BACKTRACE=enable=no "$bin/$name" -max_total_time="$seconds" -print_final_stats=1 \
     -timeout=10 -rss_limit_mb=4096 -max_len=4096 \
     -artifact_prefix="$scratch/artifacts/$name/" \
-    "$corpus" "Fuzz/Corpus/$name" >"$log" 2>&1 || status=$?
+    "$corpus" "${seed_dirs[@]}" >"$log" 2>&1 || status=$?
   elapsed=$(( ($(date +%s%N) - start) / 1000000 ))
   execs=$(awk '/^stat::number_of_executed_units:/ {print $2}' "$log" | tail -1)
   new_units=$(awk '/^stat::new_units_added:/ {print $2}' "$log" | tail -1)
@@ -103,7 +114,7 @@ for entry in "${fuzzers[@]}"; do
   execs=${execs:-0}
   total_execs=$((total_execs + execs))
   total_crashes=$((total_crashes + crashes))
-  seeds=$(find "Fuzz/Corpus/$name" -type f | wc -l)
+  seeds=$(find "${seed_dirs[@]}" -type f | wc -l)
   echo "fuzz: $name: $execs executions, cov ${cov:-?}, ft ${ft:-?}, corpus ${corp:-?}, $crashes crashes"
   rows+="| $name | $parser | $execs | $(awk -v ms="$elapsed" 'BEGIN {printf "%.1f", ms / 1000}') | ${cov:-?} | ${ft:-?} | $seeds | ${corp:-?} | ${new_units:-0} | $crashes |"$'\n'
 done
@@ -113,7 +124,8 @@ done
   echo
   echo "Mode **$MODE**: each of the ${#fuzzers[@]} harnesses in \`Fuzz/\` (one per parser of untrusted bytes)"
   echo "ran for ${seconds} s under libFuzzer with AddressSanitizer, starting from the seeds in"
-  echo "\`Fuzz/Corpus/<fuzzer>/\` (new units went to a scratch directory). Each harness traps on a"
+  echo "\`Fuzz/Corpus/<fuzzer>/\` and, for the record parsers, \`docs/vectors/<kind>/\` (new units went"
+  echo "to a scratch directory). Each harness traps on a"
   echo "memory error and also on a violated property (canonical round trip of the parser and its"
   echo "serializer, documented ranges). Built with \`cd Fuzz && ${build[*]}\`"
   echo "in ${build_seconds} s ($(swift --version 2>/dev/null | head -1));"
