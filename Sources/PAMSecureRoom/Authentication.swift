@@ -125,7 +125,13 @@ struct Authentication {
         } else if case let status = try verifier.decoyStatus(of: user), !status.allowsAttempt {
             outcome = .locked(status)
         } else {
-            outcome = try verifier.verifyDecoy(try obtainPIN(), for: user)
+            do {
+                try verifier.requireTPM(for: user)
+                outcome = try verifier.verifyDecoy(try obtainPIN(), for: user)
+            } catch SecureRoomError.tpm(let problem) {
+                call.tell(Messages.tpm(problem))
+                throw SecureRoomError.tpm(problem)
+            }
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)")

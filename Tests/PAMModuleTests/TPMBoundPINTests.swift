@@ -127,6 +127,31 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(gone?["present"] as? Bool, false)
     }
 
+    /// `nopin=fail` with bound PINs: a name without a PIN does the chip work of a bound
+    /// PIN's wrong guess (the decoy's own tag key, made with the first bound PIN), so the
+    /// transcripts match, also when the chip is gone, and the chip counts none of it.
+    func testWithoutAPINTheAnswersAreTheSameAsABoundPINs() throws {
+        let sandbox = try boundSandbox(extra: "nopin = fail\nschedule =\n")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(sandbox.state)/users/.decoy.tpm"))
+        var transcripts: [String: [String]] = [:]
+        for name in [user, "bin", "srnosuchuser"] {
+            transcripts[name] = try ["2580", "2580", "1470"].map { guess in
+                let run = try sandbox.pam(user: name, responses: [guess])
+                return "\(run.prompts) \(run.errors) \(run.code)"
+            }
+        }
+        XCTAssertEqual(transcripts[user], transcripts["bin"])
+        XCTAssertEqual(transcripts[user], transcripts["srnosuchuser"])
+        XCTAssertEqual(try tpm.lockoutCounter(), 2, "the bound PIN's two distinct wrong guesses; the decoys count nothing on the chip")
+        tpm.stop()
+        let gone = try [user, "bin", "srnosuchuser"].map { name -> String in
+            let run = try sandbox.pam(user: name, responses: [pin])
+            return "\(run.prompts) \(run.errors) \(run.code)"
+        }
+        XCTAssertEqual(Set(gone).count, 1, "\(gone)")
+        XCTAssertEqual(gone[0], "[] [\"The security chip does not answer; use your password.\"] \(PAMCode.authInfoUnavailable)")
+    }
+
     /// `tpm=required` with no TPM: setting a PIN fails with a clear error, nothing written.
     func testRequiredWithoutATPMRefusesToSetAPIN() throws {
         tpm.stop()

@@ -89,6 +89,18 @@ public final class StateStore {
         return try LockoutRecord(parsing: bytes, path: directory.path + "/" + file.fileName)
     }
 
+    /// The decoy's TPM key, or nil while no PIN has been bound to a TPM.
+    public func decoyTagKey() throws -> DecoyTagKey? {
+        let directory = try users()
+        guard let bytes = try directory.read(DecoyTagKey.fileName, limit: 4096) else { return nil }
+        return try DecoyTagKey(parsing: bytes, path: directory.path + "/" + DecoyTagKey.fileName)
+    }
+
+    /// Writes the decoy's TPM key atomically.
+    public func write(_ key: DecoyTagKey) throws {
+        try users().writeAtomically(DecoyTagKey.fileName, contents: key.serialized())
+    }
+
     /// Writes the credential atomically.
     public func write(_ record: CredentialRecord) throws {
         try users().writeAtomically("\(record.user.rawValue).credential", contents: record.serialized())

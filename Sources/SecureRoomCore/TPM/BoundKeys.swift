@@ -41,13 +41,29 @@ enum BoundKeys {
         return master(material, secret: unsealed.withUnsafeBytes { SecretBytes(copying: $0) })
     }
 
-    /// The tag of a guess, computed by the TPM with the record's tag key (not counted by
-    /// the chip: the key has no authorization value to guess).
-    static func guessTag(_ material: SecretBytes, binding: TPMBinding, connection: TPMConnection) throws -> [UInt8] {
+    /// The tag of a guess, computed by the TPM with `tagKey` (the record's, or the decoy's;
+    /// not counted by the chip: the key has no authorization value to guess).
+    static func guessTag(_ material: SecretBytes, tagKey: ObjectBlob, connection: TPMConnection) throws -> [UInt8] {
         let input = local(material).withUnsafeBytes { SealedKeys.derive(SecretBytes(copying: $0), info: "secureroom/2 guess") }
-        var tag = try input.withUnsafeBytes { try TagKey(connection: connection).hmac(binding.tagKey, data: Array($0)) }
+        var tag = try input.withUnsafeBytes { try TagKey(connection: connection).hmac(tagKey, data: Array($0)) }
         defer { wipe(&tag) }
         return Array(tag.prefix(PINKeys.guessTagLength))
+    }
+
+    /// The decoy's chip work for a guess (`DecoyTagKey`): its tag, then, unless `seen`
+    /// has it, a second HMAC in place of a bound PIN's unseal. Returns the tag.
+    static func decoyTag(_ material: SecretBytes, key: DecoyTagKey, on chip: TPMChip,
+                         seen: () throws -> [[UInt8]]) throws -> [UInt8] {
+        try chip.withConnection { connection in
+            let tag = try guessTag(material, tagKey: key.tagKey, connection: connection)
+            if try !seen().contains(tag) { _ = try guessTag(material, tagKey: key.tagKey, connection: connection) }
+            return tag
+        }
+    }
+
+    /// Makes the decoy's tag key on the chip, for the first PIN bound to it.
+    static func makeDecoyTagKey(on chip: TPMChip) throws -> DecoyTagKey {
+        DecoyTagKey(tagKey: try chip.withConnection { try TagKey(connection: $0).create() })
     }
 
     /// HKDF-SHA256(local || secret, info "secureroom/2 bound master").

@@ -29,23 +29,28 @@ public struct TPMBinding: Equatable, Sendable {
 
     /// Reads the binding's lines; each blob must unmarshal whole.
     init(_ text: RecordText) throws {
-        func blob(_ key: String) throws -> [UInt8] {
+        sealed = try Self.object(text, public: "tpm-sealed-public", private: "tpm-sealed-private")
+        tagKey = try Self.object(text, public: "tpm-tag-public", private: "tpm-tag-private")
+    }
+
+    /// The object stored in the record's `public` and `private` lines, under the storage
+    /// key named by `tpm-parent`; it must unmarshal whole.
+    static func object(_ text: RecordText, public publicKey: String, private privateKey: String) throws -> ObjectBlob {
+        func bytes(_ key: String) throws -> [UInt8] {
             let value = try text.required(key)
             guard value.count % 2 == 0, value.count <= 2 * 1_024, let bytes = Hex.decode(value, count: value.count / 2) else {
                 throw SecureRoomError.corruptRecord(path: text.path, reason: "malformed \(key)")
             }
             return bytes
         }
-        let parent = try blob("tpm-parent")
-        sealed = ObjectBlob(publicBytes: try blob("tpm-sealed-public"), privateBytes: try blob("tpm-sealed-private"), parentName: parent)
-        tagKey = ObjectBlob(publicBytes: try blob("tpm-tag-public"), privateBytes: try blob("tpm-tag-private"), parentName: parent)
+        let object = ObjectBlob(publicBytes: try bytes(publicKey), privateBytes: try bytes(privateKey),
+                                parentName: try bytes("tpm-parent"))
         do {
-            for object in [sealed, tagKey] {
-                _ = try object.unmarshalPublic()
-                _ = try object.unmarshalPrivate()
-            }
+            _ = try object.unmarshalPublic()
+            _ = try object.unmarshalPrivate()
         } catch {
             throw SecureRoomError.corruptRecord(path: text.path, reason: "a TPM object does not unmarshal")
         }
+        return object
     }
 }

@@ -60,6 +60,7 @@ public struct Enrollment {
         if bindsNewPINs(chip) {
             let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
             (binding, master) = try BoundKeys.bind(material, on: chip)
+            if try store.decoyTagKey() == nil { try store.write(try BoundKeys.makeDecoyTagKey(on: chip)) }
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         }

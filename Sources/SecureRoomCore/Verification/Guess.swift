@@ -24,7 +24,7 @@ struct Guess {
         let material = try PINKeys.boundMaterial(pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
                                                  parameters: credential.parameters)
         (master, tag) = try chip.withConnection { connection in
-            let tag = try BoundKeys.guessTag(material, binding: binding, connection: connection)
+            let tag = try BoundKeys.guessTag(material, tagKey: binding.tagKey, connection: connection)
             if try seen().contains(tag) { return (nil, tag) }
             let master = try BoundKeys.master(material, binding: binding, connection: connection)
             return (master.flatMap { Self.verified($0, credential) }, tag)

@@ -63,8 +63,11 @@ public struct PINVerifier {
     /// Refuses before any prompt a bound PIN that cannot be checked now: its TPM does not
     /// answer, or is in dictionary-attack lockout (then with the time left, read from the
     /// chip). No argon2 runs and nothing is counted.
+    /// A name without a PIN (`nopin=fail`'s decoy) gets the same once any PIN is bound
+    /// (`DecoyTagKey`); a PIN not yet bound does not depend on the chip.
     public func requireTPM(for user: UserName) throws {
-        guard try store.credential(for: user)?.binding != nil else { return }
+        let credential = try store.credential(for: user)
+        guard try credential?.binding != nil || (credential == nil && store.decoyTagKey() != nil) else { return }
         if let seconds = try TPMChip(store.configuration).lockoutSecondsLeft() {
             throw SecureRoomError.tpm(.lockedOut(seconds: seconds))
         }
@@ -112,10 +115,7 @@ public struct PINVerifier {
             guess = try Guess(pin, for: credential, pepper: pepper, chip: TPMChip(store.configuration),
                               seen: { try store.lockout(for: user).seenGuesses })
         } catch let error as SecureRoomError {
-            try store.withExclusiveLock(for: user) {
-                var tally = try store.lockout(for: user)
-                if tally.resolve(attempt) { try store.write(tally, for: user) }
-            }
+            try withdraw(attempt, at: .user(user))
             throw error
         }
         let master = guess.master
@@ -210,11 +210,26 @@ public struct PINVerifier {
         }
         if let refusal { return .locked(refusal) }
         argon2Observer?()
-        let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: store.configuration.kdf)
+        let tag: [UInt8]
+        if let key = try store.decoyTagKey() {
+            // Some PIN is bound to the TPM: the chip work of a bound PIN's wrong guess too.
+            let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper,
+                                                     parameters: store.configuration.kdf)
+            do {
+                tag = try BoundKeys.decoyTag(material, key: key, on: TPMChip(store.configuration),
+                                             seen: { try store.lockout(at: file).seenGuesses })
+            } catch let error as SecureRoomError {
+                try withdraw(attempt, at: file)
+                throw error
+            }
+        } else {
+            tag = PINKeys.guessTag(master: try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper,
+                                                              parameters: store.configuration.kdf))
+        }
         return try store.withExclusiveLock(on: file) {
             var tally = try store.lockout(at: file)
             guard tally.resolve(attempt) else { return .incorrect(policy.status(of: tally, at: clock.now())) }
-            let counted = tally.recordWrongGuess(attempt, tag: PINKeys.guessTag(master: master))
+            let counted = tally.recordWrongGuess(attempt, tag: tag)
             try store.write(tally, at: file)
             let status = policy.status(of: tally, at: clock.now())
             return counted ? .incorrect(status) : .repeatedIncorrect(status)
@@ -239,6 +254,14 @@ public struct PINVerifier {
         argon2Observer?()
         _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
                                parameters: store.configuration.kdf)
+    }
+
+    /// Removes a pending attempt that tested no guess (its TPM did not do its part).
+    private func withdraw(_ attempt: LockoutRecord.PendingAttempt, at file: TallyFile) throws {
+        try store.withExclusiveLock(on: file) {
+            var tally = try store.lockout(at: file)
+            if tally.resolve(attempt) { try store.write(tally, at: file) }
+        }
     }
 
     /// A new pending attempt, counted now.
