@@ -96,16 +96,6 @@ emit "\`nopin=fail\`, rotating order; wall time of the whole process."
 emit
 pass "PIN not bound"
 
-# The software TPM, on loopback, killed by pid at exit.
-need_packages swtpm tpm2-tools
-port=$((20000 + (RANDOM % 9000) * 2))
-mkdir -p "$W/swtpm"
-swtpm socket --tpm2 --tpmstate dir="$W/swtpm" --server type=tcp,port=$port,bindaddr=127.0.0.1 \
-  --ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 --flags not-need-init,startup-clear \
-  --daemon --pid file="$W/swtpm/pid" --log file="$W/swtpm/log"
-trap 'kill "$(cat "$W/swtpm/pid")" 2>/dev/null || true' EXIT
-for i in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-TPM2TOOLS_TCTI="swtpm:host=127.0.0.1,port=$port" tpm2_dictionarylockout --setup-parameters \
-  --max-tries=100000 --recovery-time=1 --lockout-recovery-time=1 >/dev/null
-pass "PIN bound to a TPM (swtpm)" "tpm = required" "tpm_tcti = swtpm:host=127.0.0.1,port=$port"
+start_swtpm
+pass "PIN bound to a TPM (swtpm)" "tpm = required" "tpm_tcti = $TPM_TCTI"
 finish "$checks" "$violations"
