@@ -17,7 +17,10 @@ struct StatusCommand: ParsableCommand {
         "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
         parameters) with argon2_below_policy (true when they differ from the configured \
         ones: the record is re-derived at the user's next successful PIN login), and tpm \
-        ("bound": the PIN is bound to the TPM, which takes part in every check; "none"). For one \
+        ("bound": the PIN is bound to the TPM, which takes part in every check; \
+        "bound-unreachable": no TPM answers, so the PIN cannot be used; "bound-other-chip": \
+        the TPM that answers is not the one the PIN was bound to (cleared or replaced), so the \
+        PIN cannot be used and needs 'secureroom set'; "none"). For one \
         user it is an object; without USER, an array of enrolled users.
         """)
 
@@ -34,12 +37,14 @@ struct StatusCommand: ParsableCommand {
             let store = try state.store()
             let now = SystemClock().now()
             let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
+            var chip = ChipView(store.configuration)
             let reports = try users.map { user in
                 let credential = try store.credential(for: user)
                 // The recovery record matters only when the PIN holds no vault key.
                 return UserStatus(user: user, credential: credential,
                                   tally: try store.lockout(for: user), configuration: store.configuration, now: now,
-                                  hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil)
+                                  hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil,
+                                  tpm: credential?.binding.map { chip.state(of: $0) } ?? "none")
             }
             if json {
                 print(user == nil ? try JSONOutput.text(reports) : try JSONOutput.text(reports[0]))
@@ -68,11 +73,13 @@ struct UserStatus: Encodable {
     let argon2: String?
     /// Whether they differ from the configured ones (re-derived at the next PIN login).
     let belowPolicy: Bool
-    /// "bound" when the PIN is bound to the TPM, else "none".
+    /// "bound", "bound-unreachable" or "bound-other-chip" for a PIN bound to a TPM (`ChipView`),
+    /// else "none".
     let tpm: String
 
     init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
-         hasRecovery: Bool) {
+         hasRecovery: Bool, tpm: String) {
+        self.tpm = tpm
         self.user = user
         vault = credential?.vaultKey != nil ? "pin" : hasRecovery ? "recovery-only" : "none"
         enrolled = credential != nil
@@ -82,7 +89,6 @@ struct UserStatus: Encodable {
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
         argon2 = credential.map { "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)" }
         belowPolicy = credential.map { $0.parameters != configuration.kdf } ?? false
-        tpm = credential?.binding != nil ? "bound" : "none"
         switch credential.map({ _ in policy.status(of: tally, at: now) }) {
         case nil: (state, lockedUntil) = ("none", nil)
         case .open?: (state, lockedUntil) = ("open", nil)
@@ -124,7 +130,7 @@ struct UserStatus: Encodable {
     }
 
     private static func pad(_ columns: [String]) -> String {
-        let widths = [16, 4, 9, 9, 21, 21, 21, 14, 6, 8]
+        let widths = [16, 4, 9, 9, 21, 21, 21, 14, 18, 8]
         return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
             .joined().trimmingTrailingSpaces()
     }

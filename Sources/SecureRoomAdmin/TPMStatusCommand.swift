@@ -100,6 +100,11 @@ struct TPMStatusCommand: ParsableCommand {
             lockout auth    \(status.lockoutAuthSet ? "set" : "empty: root can reset the counter ('secureroom tpm harden' sets one)")
             PINs            \(bound) bound, \(unbound) not bound
             """)
+            let deny = store.configuration.lockout.deny
+            if status.maxAuthFail <= deny {
+                printError("warning: the chip locks after \(status.maxAuthFail) failures, not more than deny=\(deny): one user's "
+                           + "wrong PINs can lock it for everyone; 'secureroom tpm harden' raises it")
+            }
         }
     }
 }

@@ -21,6 +21,7 @@ public struct ObjectBlob: Equatable, Sendable {
 
     /// Marshals ESAPI output structures.
     init(public pub: TPM2B_PUBLIC, private priv: TPM2B_PRIVATE, parentName: [UInt8]) throws {
+        _ = TSS2Logging.silenced
         var pubBuf = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PUBLIC>.size)
         var pubLen = 0
         var pubIn = pub
@@ -42,6 +43,7 @@ public struct ObjectBlob: Equatable, Sendable {
 
     /// Unmarshals `publicBytes`; the whole buffer must be consumed.
     public func unmarshalPublic() throws -> TPM2B_PUBLIC {
+        _ = TSS2Logging.silenced
         var out = TPM2B_PUBLIC()
         var offset = 0
         let rc = publicBytes.withUnsafeBufferPointer { buf in
@@ -54,6 +56,7 @@ public struct ObjectBlob: Equatable, Sendable {
 
     /// Unmarshals `privateBytes`; the whole buffer must be consumed.
     public func unmarshalPrivate() throws -> TPM2B_PRIVATE {
+        _ = TSS2Logging.silenced
         var out = TPM2B_PRIVATE()
         var offset = 0
         let rc = privateBytes.withUnsafeBufferPointer { buf in
@@ -80,7 +83,10 @@ extension TPMConnection {
                            &inPrivate, &inPublic, &object)
         if rc != 0 {
             let error = TPMError.classify(rc, operation: "Esys_Load")
-            if case let .tpm(code, _) = error, code.isFromTPM {
+            // A format-one error about the blob (integrity, key, binding, size, value) means
+            // another parent: this chip was cleared or replaced, or the blob is not its own.
+            // Warnings (out of memory, retry, ...) are the chip's state, not the blob's.
+            if case let .tpm(code, _) = error, code.isFormatOne {
                 throw TPMError.objectRejected(code)
             }
             try check(rc, "Esys_Load") // TCTI / lockout / other: always throws

@@ -16,7 +16,7 @@ public struct PinSealer {
 
     public init(connection: TPMConnection) { self.connection = connection }
 
-    /// Required length of authValue and secret.
+    /// Longest authValue (the TPM ignores trailing zero bytes of one), and the secret's length.
     public static let authLength = 32
     public static let secretLength = 32
 
@@ -43,8 +43,8 @@ public struct PinSealer {
     /// 4. `Esys_Create(SRK, session, inSensitive{userAuth, data}, template)`.
     /// 5. Marshal outPublic/outPrivate; flush session and SRK.
     public func seal(authValue: [UInt8], secret: [UInt8]) throws -> ObjectBlob {
-        guard authValue.count == Self.authLength else {
-            throw TPMError.invalidArgument("authValue must be \(Self.authLength) bytes")
+        guard (1...Self.authLength).contains(authValue.count) else {
+            throw TPMError.invalidArgument("authValue must be 1 to \(Self.authLength) bytes")
         }
         guard secret.count == Self.secretLength else {
             throw TPMError.invalidArgument("secret must be \(Self.secretLength) bytes")
@@ -83,8 +83,8 @@ public struct PinSealer {
     /// `.objectRejected` (blob from another/cleared TPM), `.parentMismatch`,
     /// `.tpmUnreachable`.
     public func unseal(_ blob: ObjectBlob, authValue: [UInt8], verifyParent: Bool = true) throws -> [UInt8] {
-        guard authValue.count == Self.authLength else {
-            throw TPMError.invalidArgument("authValue must be \(Self.authLength) bytes")
+        guard (1...Self.authLength).contains(authValue.count) else {
+            throw TPMError.invalidArgument("authValue must be 1 to \(Self.authLength) bytes")
         }
         let conn = connection
         let esys = try conn.context()

@@ -44,6 +44,7 @@ public final class TPMConnection {
     /// Opens the TCTI (`Tss2_TctiLdr_Initialize`) and the ESAPI context
     /// (`Esys_Initialize`). Both are released again on failure.
     public init(tcti config: String) throws {
+        _ = TSS2Logging.silenced
         self.tctiConfig = config
         var tctiContext: OpaquePointer?
         let rc = Tss2_TctiLdr_Initialize(config, &tctiContext)

@@ -58,6 +58,7 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertTrue(run.errors.joined().contains("belongs to another security chip"), "\(run.errors)")
         XCTAssertEqual(try failures(sandbox), 0)
         XCTAssertEqual(try other.lockoutCounter(), 0)
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-other-chip", "status says why")
     }
 
     func testAChipThatIsGoneRefusesWithoutAPrompt() throws {
@@ -68,6 +69,7 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(run.prompts, [])
         XCTAssertEqual(run.errors, ["The security chip does not answer; use your password."])
         XCTAssertEqual(try failures(sandbox), 0)
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-unreachable", "status says why")
     }
 
     /// swtpm allows 3 failed authorizations, then locks for 1,000 s: no prompt, no argon2,
@@ -112,6 +114,8 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(before?["max_tries"] as? Int, 3, "swtpm's default")
         XCTAssertEqual(before?["lockout_auth_set"] as? Bool, false)
         XCTAssertEqual(before?["bound_users"] as? Int, 1)
+        let text = try sandbox.cli(["tpm", "status"])
+        XCTAssertTrue(text.errorOutput.contains("one user's wrong PINs can lock it for everyone"), text.errorOutput)
         let harden = try sandbox.cli(["tpm", "harden", "--max-tries", "32", "--recovery-seconds", "600"])
         XCTAssertEqual(harden.status, 0, harden.errorOutput)
         XCTAssertTrue(harden.output.contains("hex:"), harden.output)
@@ -150,6 +154,19 @@ final class TPMBoundPINTests: XCTestCase {
         }
         XCTAssertEqual(Set(gone).count, 1, "\(gone)")
         XCTAssertEqual(gone[0], "[] [\"The security chip does not answer; use your password.\"] \(PAMCode.authInfoUnavailable)")
+    }
+
+    /// tpm2-tss reads its logging from the environment, which in a PAM module is the
+    /// caller's: a TSS2_LOGFILE would have root append to any file, a TSS2_LOG print
+    /// session details. The module turns both off before any TPM call.
+    func testTheCallersEnvironmentDoesNotConfigureTheTPMLibrary() throws {
+        let sandbox = try boundSandbox()
+        let logFile = sandbox.root + "/tss2.log"
+        let run = try sandbox.pam(user: user, responses: ["2580"],
+                                  environment: ["TSS2_LOG": "all+trace", "TSS2_LOGFILE": logFile])
+        XCTAssertEqual(run.code, PAMCode.authError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: logFile), "root appended to a file the caller named")
+        XCTAssertFalse(run.process.errorOutput.contains("esys"), run.process.errorOutput)
     }
 
     /// `tpm=required` with no TPM: setting a PIN fails with a clear error, nothing written.

@@ -43,6 +43,16 @@ final class TPMOperationTests: XCTestCase {
         XCTAssertEqual(try tpm.leftoverHandles(), [])
     }
 
+    /// The TPM ignores trailing zero bytes of an authorization value: a value given with
+    /// them stripped (as BoundKeys gives every one) seals and unseals.
+    func testAnAuthValueWithoutItsTrailingZerosWorks() throws {
+        let auth = Array(random(30)) + [0x01]
+        let secret = random(32)
+        let blob = try connected { try PinSealer(connection: $0).seal(authValue: auth, secret: secret) }
+        XCTAssertEqual(try connected { try PinSealer(connection: $0).unseal(blob, authValue: auth) }, secret)
+        XCTAssertEqual(try tpm.lockoutCounter(), 0)
+    }
+
     func testAWrongAuthValueIsAFailedAuthorizationTheTPMCounts() throws {
         let auth = random(32)
         let blob = try connected { try PinSealer(connection: $0).seal(authValue: auth, secret: random(32)) }

@@ -6,8 +6,8 @@
 ///   the tag length and 100 pending attempts of the id length, boot ids that are empty or
 ///   32 lowercase hex digits;
 /// - `serialized()` has exactly the input's lines (a version 1 input: its lines but the
-///   header and its seen tags, which are dropped, and the failed-at lines it gains) and
-///   parses back to an equal record;
+///   header and its seen tags, which are dropped, a count above 100 kept as 100, and the
+///   failed-at lines it gains) and parses back to an equal record;
 /// - evaluating the default policy (and a one-guess policy) at instants before, at and
 ///   long after the last failure, in the same boot and another, never traps, and the
 ///   status reports the record's count (the run, pending attempts, and the unforgiven
@@ -30,8 +30,16 @@ public func fuzzLockoutRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     }
     let serialized = record.serialized()
     let version1 = bytes.starts(with: Array("SECUREROOM-LOCKOUT/1\n".utf8))
+    // A version 1 count above what version 2 keeps (one failed-at line each, at most 100)
+    // is kept as 100: more than any deny= allows, so the PIN stays disabled.
+    let failuresLine = Array("failures: ".utf8)
     let expected = version1
         ? sortedLines(bytes).filter { !$0.starts(with: Array("seen: ".utf8)) && !$0.starts(with: Array("SECUREROOM-LOCKOUT/".utf8)) }
+            .map { line in
+                guard line.starts(with: failuresLine), let count = Int(String(decoding: line.dropFirst(failuresLine.count), as: UTF8.self)),
+                      count > LockoutRecord.maximumSeenGuesses else { return line }
+                return failuresLine + Array(String(LockoutRecord.maximumSeenGuesses).utf8)
+            }
             + [Array("SECUREROOM-LOCKOUT/2".utf8)]
         : sortedLines(bytes)
     let written = version1 ? sortedLines(serialized).filter { !$0.starts(with: Array("failed-at: ".utf8)) } : sortedLines(serialized)

@@ -81,9 +81,13 @@ enum BoundKeys {
         material.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(32))) }
     }
 
-    /// Runs `body` with the material's second half as an array (what ESAPI takes), wiped after.
+    /// Runs `body` with the material's second half as an array (what ESAPI takes), wiped
+    /// after. Trailing zero bytes are dropped: the TPM drops them from an object's
+    /// authorization value, and tpm2-tss before 4.0.2 does not in `Esys_TR_SetAuth`
+    /// (swtpm accepts either form with these sessions; a chip need not).
     private static func withAuth<T>(_ material: SecretBytes, _ body: ([UInt8]) throws -> T) rethrows -> T {
         var auth = material.withUnsafeBytes { Array($0.suffix(32)) }
+        while auth.count > 1, auth.last == 0 { auth.removeLast() }
         defer { wipe(&auth) }
         return try body(auth)
     }

@@ -13,12 +13,8 @@ public struct TPMChip: Sendable {
     /// Runs `body` on a new connection, closed on every path; ESAPI's errors become
     /// `SecureRoomError.tpm` (a wrong authorization value is the caller's to handle first).
     ///
-    /// ESAPI logs every TPM error it sees, expected ones included, to standard error, which
-    /// in a PAM module is the user's terminal: like systemd, SecureRoom sets TSS2_LOG to
-    /// "all+none" unless the environment already has a TSS2_LOG (`TSS2_LOG=all+warning`
-    /// shows them again when debugging).
+    /// (tpm2-tss's logging is switched off by SecureRoomTPM before its first call.)
     public func withConnection<T>(_ body: (TPMConnection) throws -> T) throws -> T {
-        setenv("TSS2_LOG", "all+none", 0)
         if tcti.hasPrefix("device:"), access(String(tcti.dropFirst("device:".count)), F_OK) != 0 {
             throw SecureRoomError.tpm(.unreachable("\(tcti.dropFirst("device:".count)) does not exist"))
         }

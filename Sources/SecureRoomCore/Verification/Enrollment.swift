@@ -39,7 +39,9 @@ public struct Enrollment {
     /// written only if the credential is still `expected`. The tally is left alone.
     func rederive(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord,
                   vaultKey: SecretBytes?) throws {
-        let record = try derive(pin, for: user, created: expected.created, vaultKey: vaultKey)
+        // A bound PIN stays bound: with no chip answering, derive throws and the record stays.
+        let record = try derive(pin, for: user, created: expected.created, vaultKey: vaultKey,
+                                bind: expected.binding != nil)
         try store.withExclusiveLock(for: user) {
             guard try store.credential(for: user) == expected else { return }
             try store.write(record)
@@ -47,20 +49,20 @@ public struct Enrollment {
     }
 
     /// A credential for `pin` with a new salt and the configured parameters (argon2 and
-    /// the TPM run here, holding no lock), bound to the TPM when `tpm=` asks for it:
-    /// `required` always (no TPM is an error), `auto` when one answers.
+    /// the TPM run here, holding no lock), bound to the TPM when `bind` says so or `tpm=`
+    /// asks for it: `required` always (no TPM is an error), `auto` when one answers.
     private func derive(_ pin: SecretBytes, for user: UserName, created: Int64,
-                        vaultKey: SecretBytes?) throws -> CredentialRecord {
+                        vaultKey: SecretBytes?, bind: Bool = false) throws -> CredentialRecord {
         let pepper = try store.pepper()
         let parameters = store.configuration.kdf
         let salt = try randomSalt()
         let chip = TPMChip(store.configuration)
         let master: SecretBytes
         var binding: TPMBinding?
-        if bindsNewPINs(chip) {
+        if bind || bindsNewPINs(chip) {
             let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
             (binding, master) = try BoundKeys.bind(material, on: chip)
-            if try store.decoyTagKey() == nil { try store.write(try BoundKeys.makeDecoyTagKey(on: chip)) }
+            try ensureDecoyTagKey(on: chip)
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         }
@@ -69,6 +71,16 @@ public struct Enrollment {
                                 digits: pin.count, created: created,
                                 vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) },
                                 binding: binding)
+    }
+
+    /// Makes the decoys' TPM tag key with the first bound PIN, once: checked and written
+    /// under the decoys' lock, so that two first bindings do not both write one.
+    private func ensureDecoyTagKey(on chip: TPMChip) throws {
+        guard try store.decoyTagKey() == nil else { return }
+        let key = try BoundKeys.makeDecoyTagKey(on: chip)
+        try store.withExclusiveLock(on: .decoy(0)) {
+            if try store.decoyTagKey() == nil { try store.write(key) }
+        }
     }
 
     /// Whether a PIN set now is bound to `chip` (`tpm=`).
