@@ -59,5 +59,19 @@ final class ConfigurationTests: XCTestCase {
             XCTAssertThrowsError(try load(nil, [bad]), bad)
         }
         XCTAssertThrowsError(try load(nil, ["conf=/nonexistent/secureroom.conf"]), "a named config file must exist")
+        for (bad, message) in [("nopin=sometimes", "nopin must be ignore or fail"), ("remote=maybe", "remote must be deny or allow"),
+                               ("tpm=yes", "tpm must be off, auto or required"), ("tpm=", "tpm needs a value"),
+                               ("tpm_tcti=", "tpm_tcti needs a value")] {
+            XCTAssertThrowsError(try load(nil, [bad]), bad) { XCTAssertTrue("\($0)".hasSuffix(message), "\($0)") }
+        }
+    }
+
+    func testTPMOptions() throws {
+        let defaults = try load(nil, [])
+        XCTAssertEqual(defaults.tpm, .auto, "new PINs bound when a TPM answers")
+        XCTAssertEqual(defaults.tpmTCTI, "device:/dev/tpmrm0", "the kernel's resource manager")
+        let configured = try load("tpm = required\ntpm_tcti = swtpm:host=127.0.0.1,port=2321\n", ["tpm=off"])
+        XCTAssertEqual(configured.tpm, .off, "the module argument wins")
+        XCTAssertEqual(configured.tpmTCTI, "swtpm:host=127.0.0.1,port=2321")
     }
 }

@@ -8,7 +8,7 @@ public struct Configuration: Sendable {
     public static let defaultDirectory = "/var/lib/secureroom"
 
     /// What to do for a user without a PIN.
-    public enum NoPINAction: String, Sendable {
+    public enum NoPINAction: String, Sendable, CaseIterable {
         /// Return PAM_IGNORE at once, so the stack falls through (to the password).
         case ignore
         /// Prompt, spend the same time as a real check, and fail.
@@ -16,7 +16,7 @@ public struct Configuration: Sendable {
     }
 
     /// What to do for a transaction that comes from the network.
-    public enum RemoteAction: String, Sendable {
+    public enum RemoteAction: String, Sendable, CaseIterable {
         /// PAM_IGNORE without prompting: the stack asks for the password (the default).
         case deny
         /// Check the PIN as for a local login.
@@ -24,7 +24,7 @@ public struct Configuration: Sendable {
     }
 
     /// Whether new PINs are bound to the TPM (`tpm=`).
-    public enum TPMUse: String, Sendable {
+    public enum TPMUse: String, Sendable, CaseIterable {
         /// Never: the file pepper alone, as before TPM support.
         case off
         /// When a TPM answers at `tpm_tcti`; else as `off` (the default).
@@ -160,6 +160,15 @@ public struct Configuration: Sendable {
             }
             return parsed
         }
+        /// One of the option's words ("nopin must be ignore or fail").
+        func choice<T: RawRepresentable & CaseIterable>() throws -> T where T.RawValue == String {
+            guard let chosen = T(rawValue: try required()) else {
+                let words = T.allCases.map(\.rawValue)
+                let list = words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "") : words.joined()
+                throw SecureRoomError.invalidConfiguration("\(key) must be \(list)")
+            }
+            return chosen
+        }
         func path() throws -> String {
             let text = try required()
             guard text.hasPrefix("/") else { throw SecureRoomError.invalidConfiguration("\(key) must be an absolute path") }
@@ -180,11 +189,7 @@ public struct Configuration: Sendable {
         case "debug": debug = try flag()
         case "use_first_pass": useFirstPass = try flag()
         case "try_first_pass": tryFirstPass = try flag()
-        case "nopin":
-            guard let action = NoPINAction(rawValue: try required()) else {
-                throw SecureRoomError.invalidConfiguration("nopin must be ignore or fail")
-            }
-            noPIN = action
+        case "nopin": noPIN = try choice()
         case "blocklist": blocklist = try required()
         case "helper": helperPath = try path()
         case "vault_timeout":
@@ -195,20 +200,12 @@ public struct Configuration: Sendable {
             vaultTimeout = seconds
         case "wipe_after": wipeAfter = try number(1...LockoutRecord.maximumSeenGuesses)
         case "sessions": sessionDirectory = try path()
-        case "remote":
-            guard let action = RemoteAction(rawValue: try required()) else {
-                throw SecureRoomError.invalidConfiguration("remote must be deny or allow")
-            }
-            remote = action
+        case "remote": remote = try choice()
         case "remote_services":
             guard let value else { throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)") }
             remoteServices = Set(value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty })
         case "authsucc": authSucceeded = try flag()
-        case "tpm":
-            guard let use = TPMUse(rawValue: try required()) else {
-                throw SecureRoomError.invalidConfiguration("tpm must be off, auto or required")
-            }
-            tpm = use
+        case "tpm": tpm = try choice()
         case "tpm_tcti": tpmTCTI = try required()
         default: unknownKeys.append(String(key))
         }
