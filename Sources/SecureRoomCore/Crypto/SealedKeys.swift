@@ -23,7 +23,7 @@ public enum SealedKeys {
         }
         // HKDF over an in-memory buffer fails only if libcrypto cannot allocate: then the
         // key stays zero, and whatever it seals or checks fails to verify, never to match.
-        if ok != 1 { key.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        if ok != 1 { key.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         return key
     }
 
