@@ -53,7 +53,7 @@ struct ModuleResult: Error {
                 self.init(code: PAM_AUTHTOK_ERR, log: "\(failure)", priority: LOG_NOTICE)
             case .notEnrolled:
                 self.init(code: PAM_IGNORE)
-            case .tpm(.lockedOut):
+            case .tpm(.lockedOut), .tpm(.shareSpent):
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)", priority: LOG_NOTICE)
             case .tpm:
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")

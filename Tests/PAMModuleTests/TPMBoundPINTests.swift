@@ -72,19 +72,44 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-unreachable", "status says why")
     }
 
-    /// swtpm allows 3 failed authorizations, then locks for 1,000 s: no prompt, no argon2,
-    /// the time left from the chip, and the stack goes on to the password.
+    /// A chip that allows 3 failed authorizations (swtpm's default) locks for 1,000 s after
+    /// three accounts' wrong PINs (one each: an account's share of 3 is 1): no prompt, no
+    /// argon2, the time left from the chip, and the stack goes on to the password.
     func testAChipInLockoutRefusesWithoutAPromptAndSaysForHowLong() throws {
+        tpm.stop()
+        tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
         let sandbox = try boundSandbox()
-        for guess in ["2580", "1470", "3690"] {
-            XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError)
+        for other in ["bin", "sys"] { try sandbox.enrol(other, pin: pin) }
+        for (account, guess) in [(user, "2580"), ("bin", "1470"), ("sys", "3690")] {
+            XCTAssertEqual(try sandbox.pam(user: account, responses: [guess]).code, PAMCode.authError)
         }
         XCTAssertEqual(try tpm.lockoutCounter(), 3)
         let run = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(run.code, PAMCode.authInfoUnavailable)
         XCTAssertEqual(run.prompts, [])
         XCTAssertEqual(run.errors, ["The security chip is locked; try again in 17 min, or use your password."])
-        XCTAssertEqual(try failures(sandbox), 3, "nothing more counted")
+        XCTAssertEqual(try failures(sandbox), 1, "nothing more counted")
+    }
+
+    /// One account cannot lock the chip for all: its wrong PINs on the chip are its share
+    /// of the chip's counter (fewer than half the tries: 2 of 5 here), which a right PIN
+    /// does not forgive; beyond it the account is refused before the prompt until the chip
+    /// has forgotten as many (5 × 1,000 s). A name without a PIN gets the same on its decoy.
+    func testOneAccountCannotLockTheChipAlone() throws {
+        tpm.stop()
+        tpm = try SoftwareTPM(maxTries: 5, recoverySeconds: 1_000)
+        let sandbox = try boundSandbox(extra: "nopin = fail\nschedule =\n")
+        for name in [user, "bin"] {
+            for guess in ["2580", "1470"] {
+                XCTAssertEqual(try sandbox.pam(user: name, responses: [guess]).code, PAMCode.authError, name)
+            }
+            let refused = try sandbox.pam(user: name, responses: [pin])
+            XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable, name)
+            XCTAssertEqual(refused.prompts, [], name)
+            XCTAssertEqual(refused.errors, ["Too many wrong PINs went to the security chip; try again in 84 min, or use your password."], name)
+        }
+        XCTAssertEqual(try tpm.lockoutCounter(), 2, "the bound account's two; the decoy's stand-ins are not counted by the chip")
+        XCTAssertEqual(try failures(sandbox), 2)
     }
 
     /// A PIN set before the TPM was used is bound at its next successful login, in one
@@ -106,12 +131,14 @@ final class TPMBoundPINTests: XCTestCase {
     /// `secureroom tpm status` reads the chip's own counter, and `harden` sets its limits
     /// and a lockout authorization once, then refuses.
     func testTheAdministratorSeesAndHardensTheChip() throws {
+        tpm.stop()
+        tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
         let sandbox = try boundSandbox()
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
         let before = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
         XCTAssertEqual(before?["present"] as? Bool, true)
         XCTAssertEqual(before?["counter"] as? Int, 1)
-        XCTAssertEqual(before?["max_tries"] as? Int, 3, "swtpm's default")
+        XCTAssertEqual(before?["max_tries"] as? Int, 3)
         XCTAssertEqual(before?["lockout_auth_set"] as? Bool, false)
         XCTAssertEqual(before?["bound_users"] as? Int, 1)
         let text = try sandbox.cli(["tpm", "status"])

@@ -15,8 +15,11 @@ public final class SoftwareTPM {
     /// The TCTI string for ESAPI and for `tpm_tcti=`.
     public var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
 
-    /// Starts a fresh swtpm (manufactured, started up: `not-need-init,startup-clear`).
-    public init() throws {
+    /// Starts a fresh swtpm (manufactured, started up: `not-need-init,startup-clear`) whose
+    /// dictionary-attack logic allows `maxTries` failures and forgets one every
+    /// `recoverySeconds` (swtpm's own defaults are 3 and 1,000 s; 32 and 600 are what
+    /// `secureroom tpm harden` sets).
+    public init(maxTries: Int = 32, recoverySeconds: Int = 600) throws {
         var template = Array("/tmp/secureroom-swtpm.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw Sandbox.SandboxFailure(message: "mkdtemp for swtpm failed") }
         directory = String(cString: made)
@@ -47,6 +50,9 @@ public final class SoftwareTPM {
         pid = started.pid
         port = started.port
         try waitUntilListening()
+        let limits = try tool(["tpm2_dictionarylockout", "--setup-parameters", "--max-tries=\(maxTries)",
+                               "--recovery-time=\(recoverySeconds)", "--lockout-recovery-time=1000"])
+        guard limits.status == 0 else { throw Sandbox.SandboxFailure(message: "tpm2_dictionarylockout: \(limits.errorOutput)") }
     }
 
     deinit { stop() }

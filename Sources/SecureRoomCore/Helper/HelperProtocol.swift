@@ -91,6 +91,7 @@ public enum HelperReply {
         case .refused(let reason): return "refused " + Self.printable(reason)
         case .failed: return "error"
         case .tpm(.lockedOut(let seconds)): return "tpm locked-out \(seconds)"
+        case .tpm(.shareSpent(let seconds)): return "tpm share-spent \(seconds)"
         case .tpm(.unreachable): return "tpm unreachable"
         case .tpm(.otherChip): return "tpm other-chip"
         case .tpm(.failed): return "tpm failed"
@@ -116,9 +117,9 @@ public enum HelperReply {
             case ["unreachable"]: self = .tpm(.unreachable(detail))
             case ["other-chip"]: self = .tpm(.otherChip)
             case ["failed"]: self = .tpm(.failed(detail))
-            case let words where words.count == 2 && words[0] == "locked-out":
+            case let words where words.count == 2 && (words[0] == "locked-out" || words[0] == "share-spent"):
                 guard let seconds = RecordText.decimal(words[1], as: Int.self) else { return nil }
-                self = .tpm(.lockedOut(seconds: seconds))
+                self = .tpm(words[0] == "locked-out" ? .lockedOut(seconds: seconds) : .shareSpent(seconds: seconds))
             default: return nil
             }
         default: return nil

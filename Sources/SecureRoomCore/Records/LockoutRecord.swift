@@ -54,6 +54,10 @@ public struct LockoutRecord: Equatable, Sendable {
     public var pending: [PendingAttempt] = []
     /// Tags of wrong PINs already counted in this run (see `PINKeys.guessTag`).
     public var seenGuesses: [[UInt8]] = []
+    /// When a wrong PIN of this account was put to the TPM (a failed unseal, or a decoy's
+    /// stand-in), oldest first. Neither a success, nor a password, nor a reset forgives
+    /// them: only time, as the chip's own counter (`TPMShare`).
+    public var chipFailedAt: [Int64] = []
 
     /// An empty tally.
     public init() {}
@@ -109,7 +113,14 @@ public struct LockoutRecord: Equatable, Sendable {
         return (run.count - kept.count, kept.count)
     }
 
-    /// An administrator's reset, or a successful password (`authsucc`): nothing counts.
+    /// Records that a wrong PIN of this account was put to the TPM at `now` (the newest 100
+    /// are kept; `TPMShare` reads the recent ones).
+    public mutating func recordChipFailure(at now: Int64) {
+        chipFailedAt = Array((chipFailedAt + [now]).suffix(Self.maximumSeenGuesses))
+    }
+
+    /// An administrator's reset, or a successful password (`authsucc`): nothing counts
+    /// (toward `deny`; the chip's failures stay, as on the chip).
     public mutating func clear() {
         failedAt = []
         pending = []
@@ -124,8 +135,9 @@ public struct LockoutRecord: Equatable, Sendable {
     public init(parsing bytes: [UInt8], path: String) throws {
         let version1 = bytes.starts(with: Array((Self.headerVersion1 + "\n").utf8))
         let text = try RecordText(parsing: bytes, header: version1 ? Self.headerVersion1 : Self.header,
-                                  keys: ["failures", "last-failure", "last-success", "pending", "seen", "failed-at", "unforgiven"],
-                                  repeatable: ["pending", "seen", "failed-at", "unforgiven"], path: path)
+                                  keys: ["failures", "last-failure", "last-success", "pending", "seen", "failed-at", "unforgiven",
+                                         "chip-failed-at"],
+                                  repeatable: ["pending", "seen", "failed-at", "unforgiven", "chip-failed-at"], path: path)
         let failures: Int = try text.number("failures", in: 0...1_000_000)
         if let value = text.fields["last-failure"]?.first {
             lastFailure = try Self.instant(value, path: path, field: "last-failure")
@@ -141,7 +153,7 @@ public struct LockoutRecord: Equatable, Sendable {
         guard tags.count <= Self.maximumSeenGuesses, attempts.count <= Self.maximumSeenGuesses else {
             throw SecureRoomError.corruptRecord(path: path, reason: "too many seen or pending entries")
         }
-        guard !version1 || (attempts.isEmpty && text.fields["failed-at"] == nil && text.fields["unforgiven"] == nil) else {
+        guard !version1 || (attempts.isEmpty && text.fields["failed-at"] == nil && text.fields["unforgiven"] == nil && text.fields["chip-failed-at"] == nil) else {
             throw SecureRoomError.corruptRecord(path: path, reason: "version 2 entries in a version 1 record")
         }
         func times(_ key: String) throws -> [Int64] {
@@ -157,6 +169,7 @@ public struct LockoutRecord: Equatable, Sendable {
             }
         }
         unforgiven = try times("unforgiven")
+        chipFailedAt = try times("chip-failed-at")
         // Version 1 kept no times per failure: each counts as made at the last failure.
         failedAt = version1 ? Array(repeating: lastFailure?.wallSeconds ?? 0, count: min(failures, Self.maximumSeenGuesses))
                             : try times("failed-at")
@@ -205,6 +218,7 @@ public struct LockoutRecord: Equatable, Sendable {
         if let success = lastSuccess { pairs.append(("last-success", String(success))) }
         for wall in failedAt.suffix(Self.maximumSeenGuesses) { pairs.append(("failed-at", String(wall))) }
         for wall in unforgiven.suffix(Self.maximumSeenGuesses) { pairs.append(("unforgiven", String(wall))) }
+        for wall in chipFailedAt.suffix(Self.maximumSeenGuesses) { pairs.append(("chip-failed-at", String(wall))) }
         for attempt in pending.suffix(Self.maximumSeenGuesses) {
             pairs.append(("pending", Hex.encode(attempt.id) + " " + Self.render(attempt.counted)))
         }

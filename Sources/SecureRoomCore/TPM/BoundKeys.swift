@@ -51,13 +51,15 @@ enum BoundKeys {
     }
 
     /// The decoy's chip work for a guess (`DecoyTagKey`): its tag, then, unless `seen`
-    /// has it, a second HMAC in place of a bound PIN's unseal. Returns the tag.
+    /// has it, a second HMAC in place of a bound PIN's unseal. Returns the tag, and whether
+    /// the stand-in ran (where a bound PIN's wrong guess would be a chip failure).
     static func decoyTag(_ material: SecretBytes, key: DecoyTagKey, on chip: TPMChip,
-                         seen: () throws -> [[UInt8]]) throws -> [UInt8] {
+                         seen: () throws -> [[UInt8]]) throws -> (tag: [UInt8], standIn: Bool) {
         try chip.withConnection { connection in
             let tag = try guessTag(material, tagKey: key.tagKey, connection: connection)
-            if try !seen().contains(tag) { _ = try guessTag(material, tagKey: key.tagKey, connection: connection) }
-            return tag
+            guard try !seen().contains(tag) else { return (tag, false) }
+            _ = try guessTag(material, tagKey: key.tagKey, connection: connection)
+            return (tag, true)
         }
     }
 

@@ -36,15 +36,14 @@ public struct TPMChip: Sendable {
         (try? withConnection { try DAStatus.read($0) }) != nil
     }
 
-    /// Seconds until the chip leaves dictionary-attack lockout, nil when it is not in it:
-    /// its counter drops by one every lockout interval, and it is out once the counter is
-    /// below the maximum.
-    public func lockoutSecondsLeft() throws -> Int? {
-        let status = try withConnection { try DAStatus.read($0) }
-        return status.inLockout ? Self.secondsLeft(status) : nil
+    /// The chip's dictionary-attack state.
+    public func daStatus() throws -> DAStatus {
+        try withConnection { try DAStatus.read($0) }
     }
 
-    private static func secondsLeft(_ status: DAStatus) -> Int {
+    /// Seconds until the chip leaves dictionary-attack lockout: its counter drops by one
+    /// every lockout interval, and it is out once the counter is below the maximum.
+    static func secondsLeft(_ status: DAStatus) -> Int {
         let steps = Int(status.lockoutCounter) - Int(status.maxAuthFail) + 1
         return max(1, steps) * Int(status.lockoutInterval)
     }

@@ -7,6 +7,9 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
     /// The TPM is in dictionary-attack lockout: it refuses every PIN, right or wrong, for
     /// up to `seconds` more.
     case lockedOut(seconds: Int)
+    /// The account put its share of wrong PINs to the chip recently (`TPMShare`): refused
+    /// for `seconds` more, so that one account cannot lock the chip for all.
+    case shareSpent(seconds: Int)
     /// The record's sealed objects do not load on this TPM: it was cleared or replaced,
     /// or the record comes from another machine.
     case otherChip
@@ -18,6 +21,7 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .unreachable(detail): return "the TPM does not answer (\(detail))"
         case let .lockedOut(seconds): return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
+        case let .shareSpent(seconds): return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
         case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"
         case let .failed(detail): return "the TPM failed: \(detail)"
         }

@@ -6,6 +6,8 @@ struct Guess {
     /// The guess's tag in the lockout record: from its own argon2 output, and for a bound
     /// record keyed inside the TPM (FORMAT.md §2.1).
     let tag: [UInt8]
+    /// Whether the TPM tested it and refused it: a failure on the chip's counter.
+    let chipTested: Bool
 
     /// Runs argon2 for `pin` with the credential's salt and parameters, then, for a bound
     /// credential, the TPM: first the tag (which the chip does not count), then, unless
@@ -19,15 +21,16 @@ struct Guess {
                                             parameters: credential.parameters)
             tag = PINKeys.guessTag(master: master)
             self.master = Self.verified(master, credential)
+            chipTested = false
             return
         }
         let material = try PINKeys.boundMaterial(pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
                                                  parameters: credential.parameters)
-        (master, tag) = try chip.withConnection { connection in
+        (master, tag, chipTested) = try chip.withConnection { connection in
             let tag = try BoundKeys.guessTag(material, tagKey: binding.tagKey, connection: connection)
-            if try seen().contains(tag) { return (nil, tag) }
+            if try seen().contains(tag) { return (nil, tag, false) }
             let master = try BoundKeys.master(material, binding: binding, connection: connection)
-            return (master.flatMap { Self.verified($0, credential) }, tag)
+            return (master.flatMap { Self.verified($0, credential) }, tag, master == nil)
         }
     }
 

@@ -67,6 +67,8 @@ public enum Messages {
         switch problem {
         case let .lockedOut(seconds):
             return "The security chip is locked; try again in \(TPMProblem.minutes(seconds)) min, or use your password."
+        case let .shareSpent(seconds):
+            return "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or use your password."
         case .otherChip:
             return "Your PIN belongs to another security chip (this one was cleared or replaced); use your password, "
                 + "and ask an administrator for a new PIN."

@@ -61,15 +61,25 @@ public struct PINVerifier {
     }
 
     /// Refuses before any prompt a bound PIN that cannot be checked now: its TPM does not
-    /// answer, or is in dictionary-attack lockout (then with the time left, read from the
-    /// chip). No argon2 runs and nothing is counted.
-    /// A name without a PIN (`nopin=fail`'s decoy) gets the same once any PIN is bound
-    /// (`DecoyTagKey`); a PIN not yet bound does not depend on the chip.
+    /// answer, is in dictionary-attack lockout (then with the time left, read from the
+    /// chip), or the account has spent its share of the chip's counter (`TPMShare`). No
+    /// argon2 runs and nothing is counted. A name without a PIN (`nopin=fail`'s decoy)
+    /// gets the same, on its decoy slot, once any PIN is bound (`DecoyTagKey`); a PIN not
+    /// yet bound does not depend on the chip.
     public func requireTPM(for user: UserName) throws {
         let credential = try store.credential(for: user)
-        guard try credential?.binding != nil || (credential == nil && store.decoyTagKey() != nil) else { return }
-        if let seconds = try TPMChip(store.configuration).lockoutSecondsLeft() {
-            throw SecureRoomError.tpm(.lockedOut(seconds: seconds))
+        let file: TallyFile
+        if credential?.binding != nil {
+            file = .user(user)
+        } else if try credential == nil && store.decoyTagKey() != nil {
+            file = .decoy(PINKeys.decoy(for: user, pepper: try store.pepper()).slot)
+        } else {
+            return
+        }
+        let status = try TPMChip(store.configuration).daStatus()
+        if status.inLockout { throw SecureRoomError.tpm(.lockedOut(seconds: TPMChip.secondsLeft(status))) }
+        if let seconds = TPMShare(status).secondsLeft(try store.lockout(at: file).chipFailedAt, now: clock.now().wallSeconds) {
+            throw SecureRoomError.tpm(.shareSpent(seconds: seconds))
         }
     }
 
@@ -126,11 +136,14 @@ public struct PINVerifier {
         let outcome: Outcome = try store.withExclusiveLock(for: user) {
             var tally = try store.lockout(for: user)
             let wasPending = tally.resolve(attempt)
+            // A wrong PIN the chip tested is the account's share of the chip's counter,
+            // whatever else happened meanwhile (`TPMShare`).
+            if guess.chipTested { tally.recordChipFailure(at: clock.now().wallSeconds) }
             let found = try store.credential(for: user)
             guard var current = found, current.isSamePIN(as: credential) else {
                 // The PIN was set or removed by an administrator meanwhile: this check
                 // was against a PIN that no longer exists, and counts nothing.
-                if wasPending { try store.write(tally, for: user) }
+                if wasPending || guess.chipTested { try store.write(tally, for: user) }
                 return found == nil ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
             }
             if let master {
@@ -146,6 +159,7 @@ public struct PINVerifier {
             }
             guard wasPending else {
                 // A reset or a success removed this attempt while argon2 ran: it counts nothing.
+                if guess.chipTested { try store.write(tally, for: user) }
                 return .incorrect(policy.status(of: tally, at: clock.now()))
             }
             guard tally.recordWrongGuess(attempt, tag: guess.tag) else {
@@ -211,13 +225,14 @@ public struct PINVerifier {
         if let refusal { return .locked(refusal) }
         argon2Observer?()
         let tag: [UInt8]
+        var standIn = false
         if let key = try store.decoyTagKey() {
             // Some PIN is bound to the TPM: the chip work of a bound PIN's wrong guess too.
             let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper,
                                                      parameters: store.configuration.kdf)
             do {
-                tag = try BoundKeys.decoyTag(material, key: key, on: TPMChip(store.configuration),
-                                             seen: { try store.lockout(at: file).seenGuesses })
+                (tag, standIn) = try BoundKeys.decoyTag(material, key: key, on: TPMChip(store.configuration),
+                                                        seen: { try store.lockout(at: file).seenGuesses })
             } catch let error as SecureRoomError {
                 try withdraw(attempt, at: file)
                 throw error
@@ -228,7 +243,11 @@ public struct PINVerifier {
         }
         return try store.withExclusiveLock(on: file) {
             var tally = try store.lockout(at: file)
-            guard tally.resolve(attempt) else { return .incorrect(policy.status(of: tally, at: clock.now())) }
+            if standIn { tally.recordChipFailure(at: clock.now().wallSeconds) }
+            guard tally.resolve(attempt) else {
+                if standIn { try store.write(tally, at: file) }
+                return .incorrect(policy.status(of: tally, at: clock.now()))
+            }
             let counted = tally.recordWrongGuess(attempt, tag: tag)
             try store.write(tally, at: file)
             let status = policy.status(of: tally, at: clock.now())
