@@ -76,22 +76,14 @@ argon2_counter() {
   echo "$W/argon2-counter.so"
 }
 argon2_runs() { stat -c %s "$W/argon2-count"; }
-# start_swtpm: a software TPM of the item's own on loopback (killed by pid at exit), its
-# dictionary-attack limit raised so that wrong PINs never lock it; sets TPM_TCTI.
-# tpm_tool CMD...: a tpm2-tools command against it.
+# start_swtpm: the item's own software TPM (scripts/lib/swtpm.sh), killed by pid at exit;
+# sets TPM_TCTI. tpm_tool CMD...: a tpm2-tools command against it.
+source "$REPO/scripts/lib/swtpm.sh"
 start_swtpm() {
   need_packages swtpm tpm2-tools
-  local port=$((20000 + (RANDOM % 9000) * 2)) i
-  mkdir -p "$W/swtpm"
-  swtpm socket --tpm2 --tpmstate dir="$W/swtpm" --server type=tcp,port=$port,bindaddr=127.0.0.1 \
-    --ctrl type=tcp,port=$((port + 1)),bindaddr=127.0.0.1 --flags not-need-init,startup-clear \
-    --daemon --pid file="$W/swtpm/pid" --log file="$W/swtpm/log"
+  swtpm_start "$W/swtpm"
   trap 'kill "$(cat "$W/swtpm/pid")" 2>/dev/null || true' EXIT
-  for i in $(seq 50); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  TPM_TCTI="swtpm:host=127.0.0.1,port=$port"
-  tpm_tool tpm2_dictionarylockout --setup-parameters --max-tries=100000 --recovery-time=1 --lockout-recovery-time=1 >/dev/null
 }
-tpm_tool() { TPM2TOOLS_TCTI=$TPM_TCTI "$@"; }
 
 # Report: emit LINE appends to the item's section.
 : > "$OUT"
