@@ -26,7 +26,9 @@ public final class SoftwareTPM {
         var lastError = ""
         var started: (pid: Int32, port: Int)?
         for _ in 0..<20 where started == nil {
-            let candidate = Int.random(in: 20_000...39_998) & ~1
+            // Below the kernel's ephemeral range (32768 on), where no client connection
+            // left in TIME_WAIT can hold the port; a pair that is taken is skipped.
+            let candidate = Int.random(in: 10_000...32_766) & ~1
             // The daemon must not keep runProgram's pipes (or any other inherited
             // descriptor) open, or reading them would never end: its output goes to a log.
             let command = "swtpm socket --tpm2 --tpmstate dir=\(directory)"

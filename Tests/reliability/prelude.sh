@@ -8,6 +8,10 @@
 # (REPORT_DIR/ITEM.md), and records in REPORT_DIR/ITEM.run which commit ran and when;
 # --help prints the item's header comment.
 
+# A command that stops the item (set -e) says so, with its line, instead of ending it silently.
+set -o errtrace
+trap 'echo "$ITEM: stopped: line $LINENO: \`$BASH_COMMAND\` exited $?" >&2' ERR
+
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 LONG=0 MODE=short
 for argument in "$@"; do
