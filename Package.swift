@@ -76,7 +76,7 @@ let package = Package(
         // Runs before the Swift runtime in the setuid helper: environment, descriptors.
         .target(name: "CSecureRoomHelperStartup"),
         .executableTarget(name: "SecureRoomHelper",
-                          dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup"],
+                          dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup", "CPAMClient"],
                           swiftSettings: withoutRegex),
         // libsqlite3 (Debian: libsqlite3-dev), the vault's storage.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",

@@ -25,6 +25,9 @@ PAM_EXTERN int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, cons
 PAM_EXTERN int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv) { return secureroom_close_session(pamh, flags, argc, argv); }
 
 int sr_pam_prompt_secret(pam_handle_t *pamh, const char *prompt, char **response) { return pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, response, "%s", prompt); }
+int sr_pam_prompt_visible(pam_handle_t *pamh, const char *prompt, char **response) { return pam_prompt(pamh, PAM_PROMPT_ECHO_ON, response, "%s", prompt); }
+int sr_pam_set_flag(pam_handle_t *pamh, const char *name, int set) { return pam_set_data(pamh, name, set ? (void *)1 : NULL, NULL); }
+int sr_pam_has_flag(pam_handle_t *pamh, const char *name) { const void *data = NULL; return pam_get_data(pamh, name, &data) == PAM_SUCCESS && data != NULL; }
 int sr_pam_error(pam_handle_t *pamh, const char *message) { return pam_error(pamh, "%s", message); }
 void sr_pam_syslog(pam_handle_t *pamh, int priority, const char *message) { pam_syslog(pamh, priority, "%s", message); }
 int sr_pam_get_user(pam_handle_t *pamh, const char **user) { return pam_get_user(pamh, user, NULL); }

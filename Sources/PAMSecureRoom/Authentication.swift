@@ -12,10 +12,16 @@ struct Authentication {
 
     /// Runs pam_sm_authenticate and returns its PAM code.
     func run() throws -> Int32 {
-        if call.configuration.authSucceeded { return try liftLockout() }
+        // Lines after the primary authentication: never a way in, always PAM_IGNORE.
+        if call.configuration.authSucceeded || call.configuration.enrol != .off {
+            if call.configuration.authSucceeded { try liftLockout() }
+            if call.configuration.enrol != .off { EnrolmentOffer(call: call).run() }
+            return PAM_IGNORE
+        }
         if call.ignoresRemoteTransaction() { return PAM_IGNORE }
         // A key left by an earlier attempt on this handle never outlives a new one.
         call.pam.dropVaultKey()
+        call.pam.clearFlag(.pinExpired)
         let configuration = call.configuration
         if !configuration.noDelay { call.pam.requestFailureDelay(microseconds: Self.failureDelay) }
         let (user, uid) = try call.resolveUser()
@@ -55,7 +61,11 @@ struct Authentication {
         case .success(let vaultKey):
             call.debug("PIN accepted for \(user)")
             if let before { try tellAboutEarlierFailures(of: user, before: before) }
-            if LocalPINAuthority.isAvailable { try tellAboutAnErasedVault(of: user) }
+            if LocalPINAuthority.isAvailable {
+                try tellAboutAnErasedVault(of: user)
+                // `account` answers PAM_NEW_AUTHTOK_REQD, `password` asks for the new PIN.
+                if try call.store.credential(for: user)?.mustChange != nil { call.pam.setFlag(.pinExpired) }
+            }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
             if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
             return PAM_SUCCESS
@@ -73,14 +83,13 @@ struct Authentication {
     /// (pam_faillock's pattern). Always PAM_IGNORE, so the line can never let anyone in,
     /// wherever it is put. Without root nothing can be lifted: users cannot reset their
     /// own tally through the helper.
-    private func liftLockout() throws -> Int32 {
+    private func liftLockout() throws {
         let (user, uid) = try call.resolveUser()
         guard LocalPINAuthority.isAvailable, let uid, !call.isExempt(uid),
               let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
-        else { return PAM_IGNORE }
+        else { return }
         try Enrollment(store: call.store).resetLockout(for: user)
         call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
-        return PAM_IGNORE
     }
 
     /// After a right PIN: the failed attempts since the user's last login, and how many of

@@ -32,6 +32,12 @@ struct ModuleCall {
                 pam.log(LOG_WARNING, "ignoring unknown option \(UserName.quoted(key))")
             }
             if !LocalPINAuthority.isAvailable { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
+            // In the self-service enrolment the helper runs, the password is the proof:
+            // a PIN never stands in for it, and no PIN is offered there.
+            if pam.item(PAM_SERVICE) == HelperProtocol.enrolService {
+                if configuration.debug { pam.log(LOG_DEBUG, "service \(HelperProtocol.enrolService): the PIN is not a proof here; ignoring") }
+                return PAM_IGNORE
+            }
             let made = ModuleCall(pam: pam, flags: flags, configuration: configuration,
                                   store: StateStore(configuration: configuration))
             call = made
@@ -46,7 +52,8 @@ struct ModuleCall {
     /// Options that only change this process's behaviour; every other option (the state,
     /// the policy, `conf=` itself) is read by secureroom-helper from the config file.
     private static let perCallOptions: Set<Substring> = [
-        "debug", "silent", "nodelay", "use_first_pass", "try_first_pass", "nopin", "helper",
+        "debug", "silent", "nodelay", "use_first_pass", "try_first_pass", "nopin", "helper", "only_expired",
+        "enrol", "enrol_snooze", "enrol_group", "enrol_vault",
     ]
 
     /// Without root the records are checked by secureroom-helper, which reads only
@@ -107,6 +114,9 @@ struct ModuleCall {
 
     /// Tells the user `message` as an error, unless silent.
     func tell(_ message: String) { if !isSilent { pam.error(message) } }
+
+    /// Tells the user `message` as information, unless silent.
+    func inform(_ message: String) { if !isSilent { pam.info(message) } }
 
     /// Whether the account with `uid` is outside SecureRoom: root, unless `even_deny_root`
     /// (a PIN exempt from the lockout would be 10,000 guesses from broken).

@@ -42,8 +42,10 @@ struct ModuleResult: Error {
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")
             case .invalidUserName:
                 self.init(code: PAM_USER_UNKNOWN, log: "\(failure)", priority: LOG_NOTICE)
-            case .invalidConfiguration, .invalidRecoveryKey, .wrongRecoveryKey, .vaultWouldBeLost, .vaultKeyExists:
-                // The vault set-up and recovery errors belong to the tools; no module path raises them.
+            case .invalidConfiguration, .invalidRecoveryKey, .wrongRecoveryKey, .vaultWouldBeLost, .vaultKeyExists,
+                 .passwordNotAccepted:
+                // The vault set-up, recovery and self-enrolment errors belong to the tools;
+                // no module path raises them.
                 self.init(code: PAM_SERVICE_ERR, log: "\(failure)")
             case .malformedPIN:
                 self.init(code: PAM_AUTH_ERR, log: "malformed PIN entered\(subject)", priority: LOG_NOTICE)

@@ -36,6 +36,29 @@ struct PAMHandle {
         return try format.pin(fromCString: token)
     }
 
+    /// Prompts with echo on (a question, not a secret) and returns the answer; nil when
+    /// the conversation cannot ask or gives no answer.
+    func ask(_ prompt: String) -> String? {
+        var response: UnsafeMutablePointer<CChar>?
+        let code = sr_pam_prompt_visible(raw, prompt, &response)
+        defer { sr_pam_drop_response(response) }
+        guard code == PAM_SUCCESS, let response else { return nil }
+        return String(cString: response)
+    }
+
+    /// Markers kept with the handle from one management group to the next.
+    enum Flag: String {
+        /// `auth` accepted a PIN that must be changed (`account` and `password` act on it).
+        case pinExpired = "pam_secureroom_pin_expired"
+    }
+
+    /// Sets `flag` on the handle.
+    func setFlag(_ flag: Flag) { _ = sr_pam_set_flag(raw, flag.rawValue, 1) }
+    /// Removes `flag` from the handle.
+    func clearFlag(_ flag: Flag) { _ = sr_pam_set_flag(raw, flag.rawValue, 0) }
+    /// Whether `flag` is set on the handle.
+    func hasFlag(_ flag: Flag) -> Bool { sr_pam_has_flag(raw, flag.rawValue) != 0 }
+
     /// A string item (PAM_USER, PAM_SERVICE, PAM_RHOST, PAM_TTY, ...), nil if unset.
     func item(_ type: Int32) -> String? {
         var item: UnsafeRawPointer?
@@ -57,6 +80,11 @@ struct PAMHandle {
     /// or if it belongs to another user than `user` (then it is dropped unused).
     func takeVaultKey(for user: UserName) -> SecretBytes? {
         defer { dropVaultKey() }
+        return peekVaultKey(for: user)
+    }
+
+    /// A copy of the stashed vault key, left in place; nil as for `takeVaultKey`.
+    func peekVaultKey(for user: UserName) -> SecretBytes? {
         var length = 0
         guard let stashed = sr_pam_stashed_vault_key(raw, user.rawValue, &length), length == VaultKey.length else { return nil }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: length))

@@ -28,8 +28,8 @@ struct SecureRoomCommand: ParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [
-            InitCommand.self, SetCommand.self, ChangeCommand.self, ResetCommand.self,
-            StatusCommand.self, PolicyCommand.self, TuneCommand.self, TPMCommand.self,
+            InitCommand.self, SetCommand.self, ChangeCommand.self, EnrolCommand.self, ResetCommand.self,
+            ExpireCommand.self, StatusCommand.self, PolicyCommand.self, TuneCommand.self, TPMCommand.self,
         ]
     )
 

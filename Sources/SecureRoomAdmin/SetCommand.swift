@@ -21,6 +21,10 @@ struct SetCommand: ParsableCommand {
         is given with --recovery-key (typed first, without echo; with --stdin, the first \
         line). Without it, set refuses unless --force: the vault then stays closed to the \
         new PIN, and the recovery key can still restore it later.
+
+        --expire hands out a temporary PIN: at its first use the account group answers \
+        PAM_NEW_AUTHTOK_REQD and login, su and sudo ask the user for a new PIN (the \
+        pam-auth-update profile's account and password lines; see pam/README.md).
         """)
 
     @Argument(help: "The account to enrol.")
@@ -37,6 +41,9 @@ struct SetCommand: ParsableCommand {
 
     @Flag(help: "Set the PIN even though the user's vault will not open with it.")
     var force = false
+
+    @Flag(help: "The user must change this PIN the first time they use it (at login, su or sudo).")
+    var expire = false
 
     @OptionGroup var state: StateOptions
 
@@ -55,11 +62,12 @@ struct SetCommand: ParsableCommand {
                 throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
             }
             let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak)
-            try enrollment.setPIN(pin, for: user, vaultKey: vaultKey)
+            try enrollment.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
             SystemLog.open(identity: "secureroom")
-            let vaultNote = vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : ""
+            let vaultNote = (vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : "")
+                + (expire ? ", to be changed at its first use" : "")
             SystemLog.notice("PIN set for \(user)\(allowWeak ? " (policy overridden)" : "")\(vaultNote)")
-            print("PIN set for \(user)\(vaultKey != nil ? "; the vault opens with it." : ".")")
+            print("PIN set for \(user)\(vaultKey != nil ? "; the vault opens with it" : "")\(expire ? "; it must be changed at its first use" : "").")
             if vaultKey == nil && force {
                 print("The vault of \(user) does not open with this PIN; their recovery key can restore it (--recovery-key).")
             }

@@ -20,7 +20,9 @@ struct StatusCommand: ParsableCommand {
         ("bound": the PIN is bound to the TPM, which takes part in every check; \
         "bound-unreachable": no TPM answers, so the PIN cannot be used; "bound-other-chip": \
         the TPM that answers is not the one the PIN was bound to (cleared or replaced), so the \
-        PIN cannot be used and needs 'secureroom set'; "none"). For one \
+        PIN cannot be used and needs 'secureroom set'; "none"), and must_change (ISO 8601 \
+        UTC since when the PIN must be changed at its next use, after 'set --expire' or \
+        'expire'; else null). For one \
         user it is an object; without USER, an array of enrolled users.
         """)
 
@@ -76,10 +78,13 @@ struct UserStatus: Encodable {
     /// "bound", "bound-unreachable" or "bound-other-chip" for a PIN bound to a TPM (`ChipView`),
     /// else "none".
     let tpm: String
+    /// Since when the PIN must be changed at its next use, nil if it need not.
+    let mustChange: Int64?
 
     init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
          hasRecovery: Bool, tpm: String) {
         self.tpm = tpm
+        mustChange = credential?.mustChange
         self.user = user
         vault = credential?.vaultKey != nil ? "pin" : hasRecovery ? "recovery-only" : "none"
         enrolled = credential != nil
@@ -101,7 +106,7 @@ struct UserStatus: Encodable {
                                   "ARGON2"])
 
     var tableRow: String {
-        Self.pad([user.rawValue, enrolled ? "yes" : "no", String(failures), state,
+        Self.pad([user.rawValue, !enrolled ? "no" : mustChange != nil ? "must-change" : "yes", String(failures), state,
                   lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
                   lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
                   argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
@@ -110,7 +115,7 @@ struct UserStatus: Encodable {
     private enum Key: String, CodingKey {
         case user, enrolled, state, failures, disabled, vault, argon2
         case lockedUntil = "locked_until", lastSuccess = "last_success", lastFailure = "last_failure"
-        case belowPolicy = "argon2_below_policy", tpm
+        case belowPolicy = "argon2_below_policy", tpm, mustChange = "must_change"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -127,10 +132,11 @@ struct UserStatus: Encodable {
         try object.encode(argon2, forKey: .argon2)
         try object.encode(belowPolicy, forKey: .belowPolicy)
         try object.encode(tpm, forKey: .tpm)
+        try object.encode(mustChange.map(ISO8601.utc), forKey: .mustChange)
     }
 
     private static func pad(_ columns: [String]) -> String {
-        let widths = [16, 4, 9, 9, 21, 21, 21, 14, 18, 8]
+        let widths = [16, 12, 9, 9, 21, 21, 21, 14, 18, 8]
         return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
             .joined().trimmingTrailingSpaces()
     }

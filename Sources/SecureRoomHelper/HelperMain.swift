@@ -12,13 +12,15 @@ import SecureRoomToolSupport
 /// 0. before Swift starts (startup.c): empty environment, /dev/null on closed 0-2, no
 ///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
 ///    then no runtime crash handler (CrashHandlers);
-/// 1. the request is exactly `verify`, `change`, `setup-vault` or `replace-vault`, and USER;
+/// 1. the request is exactly `verify`, `change`, `setup-vault`, `replace-vault`, `enrol`
+///    or `enrol-replace`, and USER;
 /// 2. the caller is not root (root reads the state itself);
 /// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
 /// 4. it really runs with effective uid 0;
 /// 5. standard input and output are a pipe or socket (never a terminal, file or /dev/null);
 /// 6. the options come from /etc/security/secureroom.conf only — never from the caller;
-/// 7. the request runs (HelperSession): status, `ready`, PIN(s), the checked outcome;
+/// 7. the request runs (HelperSession): status, `ready`, PIN(s), the checked outcome; for
+///    `enrol`, first the password through PAM (HelperEnrolment, PasswordCheck);
 /// 8. privileges are dropped for good, then the reply is written, and it exits once the
 ///    caller closes its end.
 enum HelperMain {
@@ -53,6 +55,10 @@ enum HelperMain {
             try requireChannel()
             channelChecked = true
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
+            if invocation.request == .enrol || invocation.request == .enrolReplace {
+                return try HelperEnrolment(invocation: invocation, store: StateStore(configuration: configuration))
+                    .run(secrets: &secrets)
+            }
             return .checked(try HelperSession(invocation: invocation, store: StateStore(configuration: configuration))
                 .run(secrets: &secrets))
         } catch let refusal as HelperRefusal {
@@ -73,6 +79,9 @@ enum HelperMain {
         } catch SecureRoomError.tpm(let problem) {
             SystemLog.notice("refused uid \(caller): \(problem) (nothing counted)")
             return .tpm(problem)
+        } catch SecureRoomError.changedConcurrently(let user) {
+            SystemLog.notice("refused uid \(caller): the PIN of \(user) changed meanwhile (nothing written)")
+            return .refused("your PIN was set or changed meanwhile; nothing was written")
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)

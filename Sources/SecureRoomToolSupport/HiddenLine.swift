@@ -11,6 +11,10 @@ public enum HiddenLine {
         isatty(STDIN_FILENO) == 1 ? try readMasked(prompt: prompt, limit: limit) : try readPiped(limit: limit)
     }
 
+    /// One line of at most `limit` bytes, echoed as typed at a terminal (an answer to a
+    /// question that is not secret), read the same way from a pipe.
+    public static func readVisible(limit: Int) throws -> SecretBytes { try readPiped(limit: limit) }
+
     /// The error for a line longer than `limit`.
     public struct TooLong: Error, CustomStringConvertible {
         /// The limit that was passed.

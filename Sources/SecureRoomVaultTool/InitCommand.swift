@@ -50,15 +50,7 @@ struct InitCommand: ParsableCommand {
             guard case .success(let vaultKey?) = outcome, let recoveryKey else {
                 try report(outcome, user: user)
             }
-            print("""
-                Recovery key, shown only this once. Write it down and keep it offline:
-
-                    \(recoveryKey.displayText)
-
-                If you forget your PIN, an administrator can set a new one that still opens
-                your vault with: secureroom set \(user) --recovery-key
-
-                """)
+            print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n")
             if replace { try moveAside(path) }
             _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
             try keyring.store(vaultKey, timeout: configuration.vaultTimeout)

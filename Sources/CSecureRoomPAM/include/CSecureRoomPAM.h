@@ -16,6 +16,12 @@
 
 /* Prompt with echo off; *response is malloc'd by the application (may be NULL). */
 int sr_pam_prompt_secret(pam_handle_t *pamh, const char *prompt, char **response);
+/* Prompt with echo on (a yes/no question); *response is malloc'd by the application (may be NULL). */
+int sr_pam_prompt_visible(pam_handle_t *pamh, const char *prompt, char **response);
+/* A marker kept with the handle under NAME (pam_set_data with no cleanup); SET 0 removes it. */
+int sr_pam_set_flag(pam_handle_t *pamh, const char *name, int set);
+/* Whether the marker NAME is set. */
+int sr_pam_has_flag(pam_handle_t *pamh, const char *name);
 /* Show an error message through the conversation. */
 int sr_pam_error(pam_handle_t *pamh, const char *message);
 /* pam_syslog(3) with a fixed "%s" format, so no caller ever passes a format string. */

@@ -76,6 +76,29 @@ public struct Configuration: Sendable {
     /// PAM_IGNORE, so it can never let anyone in.
     public var authSucceeded = false
 
+    /// Offering users without a PIN to create one at login (`enrol=`).
+    public enum EnrolOffer: String, Sendable, CaseIterable {
+        /// Never (the default).
+        case off
+        /// Ask; after a "no", not again before `enrol_snooze` has passed.
+        case offer
+        /// Ask at every login until the user has a PIN.
+        case require
+    }
+
+    /// On a line after the primary authentication: offer a user without a PIN to create
+    /// one (`enrol=off|offer|require`, docs/SECURITY.md §7). Always PAM_IGNORE.
+    public var enrol = EnrolOffer.off
+    /// After a declined offer, how long before the user is asked again (`enrol_snooze=`, seconds).
+    public var enrolSnooze: Int64 = 7 * 86_400
+    /// Only members of this group are offered enrolment or may enrol themselves (`enrol_group=`).
+    public var enrolGroup: String?
+    /// A PIN created by its user also gets a vault key and a recovery key (`enrol_vault`).
+    public var enrolVault = false
+    /// In `account` and `password`: act only on a PIN that must be changed and was just
+    /// used in this transaction; PAM_IGNORE otherwise, with no state read (`only_expired`).
+    public var onlyExpired = false
+
     /// Bind new PINs to the TPM (`tpm=off|auto|required`); bound PINs need it whatever this says.
     public var tpm = TPMUse.auto
     /// How to reach the TPM (`tpm_tcti=`): a tpm2-tss TCTI string.
@@ -160,6 +183,14 @@ public struct Configuration: Sendable {
             }
             return parsed
         }
+        /// A duration (`N`, `Ns`, `Nm`, `Nh`, `Nd`) in seconds within `range`, described as `words`.
+        func duration(_ range: ClosedRange<Int64>, _ words: String) throws -> Int64 {
+            let text = try required()
+            guard let seconds = LockoutPolicy.parseDuration(Substring(text)), range.contains(seconds) else {
+                throw SecureRoomError.invalidConfiguration("\(key)=\(UserName.quoted(text)) must be a duration from \(words)")
+            }
+            return seconds
+        }
         /// One of the option's words ("nopin must be ignore or fail").
         func choice<T: RawRepresentable & CaseIterable>() throws -> T where T.RawValue == String {
             guard let chosen = T(rawValue: try required()) else {
@@ -192,12 +223,7 @@ public struct Configuration: Sendable {
         case "nopin": noPIN = try choice()
         case "blocklist": blocklist = try required()
         case "helper": helperPath = try path()
-        case "vault_timeout":
-            let text = try required()
-            guard let seconds = LockoutPolicy.parseDuration(Substring(text)), (1...7 * 86_400).contains(seconds) else {
-                throw SecureRoomError.invalidConfiguration("vault_timeout=\(UserName.quoted(text)) must be a duration from 1s to 7d")
-            }
-            vaultTimeout = seconds
+        case "vault_timeout": vaultTimeout = try duration(1...7 * 86_400, "1s to 7d")
         case "wipe_after": wipeAfter = try number(1...LockoutRecord.maximumSeenGuesses)
         case "sessions": sessionDirectory = try path()
         case "remote": remote = try choice()
@@ -205,6 +231,16 @@ public struct Configuration: Sendable {
             guard let value else { throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)") }
             remoteServices = Set(value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty })
         case "authsucc": authSucceeded = try flag()
+        case "enrol": enrol = try choice()
+        case "enrol_snooze": enrolSnooze = try duration(0...365 * 86_400, "0s to 365d")
+        case "enrol_group":
+            let text = try required()
+            guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: ":") }) else {
+                throw SecureRoomError.invalidConfiguration("enrol_group=\(UserName.quoted(text)) is not a group name")
+            }
+            enrolGroup = text
+        case "enrol_vault": enrolVault = try flag()
+        case "only_expired": onlyExpired = try flag()
         case "tpm": tpm = try choice()
         case "tpm_tcti": tpmTCTI = try required()
         default: unknownKeys.append(String(key))
@@ -221,7 +257,7 @@ public struct Configuration: Sendable {
 
 extension Substring {
     /// Without leading and trailing spaces and tabs.
-    func trimmingSpaces() -> String {
+    public func trimmingSpaces() -> String {
         var slice = self[...]
         while let first = slice.first, first == " " || first == "\t" || first == "\r" { slice = slice.dropFirst() }
         while let last = slice.last, last == " " || last == "\t" || last == "\r" { slice = slice.dropLast() }

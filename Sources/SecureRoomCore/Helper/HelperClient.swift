@@ -32,12 +32,38 @@ public struct HelperClient: PINAuthority {
         try run(replace ? .replaceVault : .setupVault, for: user) { [try pin()] }
     }
 
+    /// Creates (or, with `replace`, replaces) the caller's own PIN: the helper first runs
+    /// the PAM service secureroom-enrol, whose questions and messages `converse` answers
+    /// and shows (an answer of nil abandons); only once the password is accepted is
+    /// `newPIN` called. On success the outcome carries the new vault key and the recovery
+    /// key when `enrol_vault` made them. `denied` (wrong password) throws
+    /// `SecureRoomError.passwordNotAccepted`.
+    public func enrol(_ user: UserName, replace: Bool,
+                      converse: (HelperConversation) throws -> SecretBytes?,
+                      newPIN: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+        try run(replace ? .enrolReplace : .enrol, for: user, converse: converse) { [try newPIN()] }
+    }
+
     private func run(_ request: HelperProtocol.Request, for user: UserName,
+                     converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
                      pins: () throws -> [SecretBytes]) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         try checkInstallation()
         let process = try HelperProcess(path: path, arguments: [request.rawValue, user.rawValue],
                                         timeoutMilliseconds: Self.replyTimeoutMilliseconds)
         var answer = try process.readLine()
+        while let line = HelperConversation(line: Substring(answer.text)) {
+            do {
+                let reply = try converse(line)
+                if line.isQuestion {
+                    guard let reply else { throw PAMConversationAbandoned() }
+                    try process.send(reply)
+                }
+            } catch {
+                process.finish()
+                throw error
+            }
+            answer = try process.readLine()
+        }
         if answer.text == HelperProtocol.readyLine {
             do {
                 for secret in try pins() { try process.send(secret) }
@@ -61,7 +87,14 @@ public struct HelperClient: PINAuthority {
         case .refused(let reason): throw SecureRoomError.helperRefused(reason)
         case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
+        case .denied(let reason): throw SecureRoomError.passwordNotAccepted(reason)
         }
+    }
+
+    /// The caller gave no answer to a question of the relayed conversation.
+    public struct PAMConversationAbandoned: Error, CustomStringConvertible {
+        /// One line for the user.
+        public var description: String { "no answer given; nothing was changed" }
     }
 
     /// A clear error for a helper that is missing or not installed setuid root.

@@ -2,6 +2,11 @@
 ///
 ///     secureroom-helper verify USER        secureroom-helper change USER
 ///     secureroom-helper setup-vault USER   secureroom-helper replace-vault USER
+///     secureroom-helper enrol USER         secureroom-helper enrol-replace USER
+///
+/// `enrol` first runs the PAM service `secureroom-enrol` for USER (the password, never
+/// the PIN), relaying its conversation as `HelperConversation` lines, each question
+/// answered by one line; only when that succeeded does `ready` ask for the new PIN.
 ///
 /// standard input and output are one pipe or socket pair. The helper answers with one line:
 /// `ready` if the PIN(s) should follow, or a final reply (`HelperReply`) at once when no
@@ -12,6 +17,10 @@
 public enum HelperProtocol {
     /// Where `scripts/install` puts the helper (`helper=` overrides it).
     public static let defaultPath = "/usr/sbin/secureroom-helper"
+    /// The PAM service the helper runs to check a user's password before they create or
+    /// replace their own PIN (shipped as pam/secureroom-enrol). pam_secureroom ignores
+    /// every call in it: a PIN is never proof for creating a PIN.
+    public static let enrolService = "secureroom-enrol"
     /// The line that asks for the PIN(s).
     public static let readyLine = "ready"
     /// The longest reply line a caller reads.
@@ -27,6 +36,10 @@ public enum HelperProtocol {
         case setupVault = "setup-vault"
         /// As `setupVault`, discarding an existing vault key and recovery record.
         case replaceVault = "replace-vault"
+        /// Prove the account's password, then create the caller's first PIN.
+        case enrol
+        /// Prove the account's password, then replace the caller's PIN (a forgotten one).
+        case enrolReplace = "enrol-replace"
     }
 
     /// The helper's exit statuses (documented in README "HELPER" and docs/SECURITY.md §3.2).
@@ -48,6 +61,8 @@ public enum HelperProtocol {
         /// The PIN is bound to a TPM that could not check it (gone, locked out, another
         /// chip): nothing was counted.
         case tpmUnavailable = 7
+        /// `enrol`: the password (the PAM service secureroom-enrol) was not accepted.
+        case denied = 8
     }
 }
 
@@ -64,6 +79,8 @@ public enum HelperReply {
     case failed
     /// The PIN's TPM did not do its part; nothing was counted.
     case tpm(TPMProblem)
+    /// `enrol`: the password was not accepted (PAM's reason); nothing was changed.
+    case denied(String)
 
     /// The exit status that goes with this reply.
     public var exitStatus: HelperProtocol.ExitStatus {
@@ -76,6 +93,7 @@ public enum HelperReply {
         case .refused: return .refused
         case .failed: return .failure
         case .tpm: return .tpmUnavailable
+        case .denied: return .denied
         }
     }
 
@@ -95,6 +113,7 @@ public enum HelperReply {
         case .tpm(.unreachable): return "tpm unreachable"
         case .tpm(.otherChip): return "tpm other-chip"
         case .tpm(.failed): return "tpm failed"
+        case .denied(let reason): return "denied " + Self.printable(reason)
         }
     }
 
@@ -111,6 +130,7 @@ public enum HelperReply {
         case ("locked", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.locked(status))
         case ("rejected", 2): self = .rejected(Self.printable(rest))
         case ("refused", 2): self = .refused(Self.printable(rest))
+        case ("denied", 2): self = .denied(Self.printable(rest))
         case ("tpm", 2):
             let detail = "reported by secureroom-helper; see the system log"
             switch rest.split(separator: " ") {
@@ -151,7 +171,7 @@ public enum HelperReply {
         }
     }
 
-    private static func printable<S: StringProtocol>(_ text: S) -> String {
+    static func printable<S: StringProtocol>(_ text: S) -> String {
         String(text.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
     }
 }

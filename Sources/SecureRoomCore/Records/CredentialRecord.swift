@@ -28,6 +28,9 @@ public struct CredentialRecord: Equatable, Sendable {
     /// When `wipe_after` erased the vault key, and after how many failures; kept until the
     /// user has been told at a successful login (or a new PIN is set).
     public var vaultErased: VaultErasure?
+    /// When an administrator made this PIN one that must be changed at its next use
+    /// (`secureroom set --expire`, `secureroom expire`; Unix seconds), nil otherwise.
+    public var mustChange: Int64?
     /// The TPM objects of a bound PIN (docs/FORMAT.md §2.1), nil for a PIN checked with the
     /// pepper alone.
     public var binding: TPMBinding?
@@ -64,7 +67,7 @@ public struct CredentialRecord: Equatable, Sendable {
         let bound = bytes.starts(with: Array((Self.boundHeader + "\n").utf8))
         let text = try RecordText(parsing: bytes, header: bound ? Self.boundHeader : Self.header,
                                   keys: Set(["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
-                                             "verifier", "digits", "created", "vault-key", "vault-erased"]
+                                             "verifier", "digits", "created", "vault-key", "vault-erased", "must-change"]
                                             + (bound ? TPMBinding.keys : [])), path: path)
         guard try text.required("kdf") == "argon2id-19" else {
             throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
@@ -92,12 +95,13 @@ public struct CredentialRecord: Equatable, Sendable {
             else { throw SecureRoomError.corruptRecord(path: path, reason: "malformed vault-erased") }
             vaultErased = VaultErasure(at: at, failures: failures)
         }
+        mustChange = try text.fields["must-change"] == nil ? nil : text.number("must-change", in: 0...Int64.max)
         binding = bound ? try TPMBinding(text) : nil
     }
 
     /// The record file's bytes.
     public func serialized() -> [UInt8] {
-        RecordText.render(header: binding == nil ? Self.header : Self.boundHeader, [
+        var fields: [(String, String)] = [
             ("user", user.rawValue),
             ("kdf", "argon2id-19"),
             ("memory-kib", String(parameters.memoryKiB)),
@@ -107,8 +111,10 @@ public struct CredentialRecord: Equatable, Sendable {
             ("verifier", Hex.encode(verifier)),
             ("digits", String(digits)),
             ("created", String(created)),
-        ] + (vaultKey.map { [("vault-key", Hex.encode($0))] } ?? [])
-          + (vaultErased.map { [("vault-erased", "\($0.at) \($0.failures)")] } ?? [])
-          + (binding?.fields ?? []))
+        ]
+        if let vaultKey { fields.append(("vault-key", Hex.encode(vaultKey))) }
+        if let vaultErased { fields.append(("vault-erased", "\(vaultErased.at) \(vaultErased.failures)")) }
+        if let mustChange { fields.append(("must-change", String(mustChange))) }
+        return RecordText.render(header: binding == nil ? Self.header : Self.boundHeader, fields + (binding?.fields ?? []))
     }
 }

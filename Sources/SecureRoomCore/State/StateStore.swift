@@ -8,6 +8,7 @@ import Glibc
 ///         NAME.credential   0600   CredentialRecord
 ///         NAME.lockout      0600   LockoutRecord
 ///         NAME.recovery     0600   RecoveryRecord (only once a vault is set up)
+///         NAME.offer        0600   OfferRecord (a declined enrolment offer)
 ///         NAME.lock         0600   empty; flock'd while a user's records change
 ///         .decoy-XX         0600   LockoutRecord of decoy slot XX (TallyFile.decoy)
 ///         .decoy.lock       0600   empty; flock'd while a decoy slot changes
@@ -57,6 +58,22 @@ public final class StateStore {
     public func recovery(for user: UserName) throws -> RecoveryRecord? {
         try record(of: user, "recovery", limit: RecoveryRecord.maximumSize,
                    parse: RecoveryRecord.init(parsing:path:), owner: \.user)
+    }
+
+    /// The user's declined enrolment offer, or nil if there is none.
+    public func offer(for user: UserName) throws -> OfferRecord? {
+        try record(of: user, "offer", limit: OfferRecord.maximumSize,
+                   parse: OfferRecord.init(parsing:path:), owner: \.user)
+    }
+
+    /// Writes the offer record atomically.
+    public func write(_ record: OfferRecord) throws {
+        try users().writeAtomically("\(record.user.rawValue).offer", contents: record.serialized())
+    }
+
+    /// Removes the user's offer record, if any.
+    public func removeOffer(for user: UserName) throws {
+        try users().remove("\(user.rawValue).offer")
     }
 
     /// `users/NAME.EXTENSION` parsed, or nil if there is none; a record naming another

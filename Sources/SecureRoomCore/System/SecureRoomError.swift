@@ -46,6 +46,8 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case vaultWouldBeLost(user: String)
     /// The user's vault key already exists, or can only come back through the recovery key.
     case vaultKeyExists(user: String, recoverable: Bool)
+    /// The account's password was not accepted (`secureroom enrol`; PAM's reason).
+    case passwordNotAccepted(String)
 }
 
 extension SecureRoomError: CustomStringConvertible {
@@ -73,6 +75,7 @@ extension SecureRoomError: CustomStringConvertible {
         case let .accountUnavailable(user, reason): return "\(user) may not use a PIN: \(reason)"
         case let .tpm(problem): return problem.description
         case .invalidRecoveryKey: return "a recovery key is 40 digits (eight groups of five)"
+        case let .passwordNotAccepted(reason): return "password not accepted (\(reason)); nothing was changed"
         case let .wrongRecoveryKey(user): return "the recovery key does not open the vault of \(user)"
         case let .vaultWouldBeLost(user):
             return "\(user) has a vault: a new PIN without the recovery key makes it unreadable "

@@ -17,20 +17,63 @@ public struct Enrollment {
     /// `last-success`). With `replacing`, the write happens only if the user's credential
     /// is still exactly that record — a PIN change must not overwrite an administrator's
     /// `set`, `reset --remove-pin`, a vault set-up or another change made since the
-    /// current PIN was checked.
+    /// current PIN was checked. `ifNone`: only if the user has no PIN at all (a PIN the
+    /// user creates must not replace one set meanwhile).
     /// `vaultKey` (the DEK, from the old PIN or the recovery key) is wrapped under the new
-    /// PIN, so the vault's secrets stay readable without being re-encrypted.
+    /// PIN, so the vault's secrets stay readable without being re-encrypted; `recovery` is
+    /// written with it, first. `mustChange`: the PIN must be changed at its next use.
     public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord? = nil,
-                       vaultKey: SecretBytes? = nil) throws {
-        let record = try derive(pin, for: user, created: clock.now().wallSeconds, vaultKey: vaultKey)
+                       ifNone: Bool = false, vaultKey: SecretBytes? = nil, recovery: RecoveryRecord? = nil,
+                       mustChange: Bool = false) throws {
+        let now = clock.now().wallSeconds
+        var record = try derive(pin, for: user, created: now, vaultKey: vaultKey)
+        if mustChange { record.mustChange = now }
         try store.withExclusiveLock(for: user) {
-            if let expected, try store.credential(for: user) != expected {
-                throw SecureRoomError.changedConcurrently(user: user.rawValue)
-            }
+            let current = try store.credential(for: user)
+            if let expected, current != expected { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
+            if ifNone, current != nil { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
             var tally = LockoutRecord()
             tally.lastSuccess = try store.lockout(for: user).lastSuccess
+            if let recovery { try store.write(recovery) }
             try store.write(record)
             try store.write(tally, for: user)
+            try store.removeOffer(for: user)
+        }
+    }
+
+    /// A user without a PIN creates one (`enrol=`, `secureroom enrol`): set only if the
+    /// user still has none. With `vault`, and no recovery record left from an earlier
+    /// vault, a new vault key is made, wrapped under the PIN and under a new recovery key;
+    /// both keys are returned (the recovery key to be shown once).
+    public func enrol(_ pin: SecretBytes, for user: UserName,
+                      vault: Bool) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey)? {
+        guard vault, try store.recovery(for: user) == nil else {
+            try setPIN(pin, for: user, ifNone: true)
+            return nil
+        }
+        let vaultKey = try VaultKey.generate()
+        let recoveryKey = try RecoveryKey.generate()
+        let recovery = try recoveryRecord(for: user, vaultKey: vaultKey, recoveryKey: recoveryKey)
+        try setPIN(pin, for: user, ifNone: true, vaultKey: vaultKey, recovery: recovery)
+        return (vaultKey, recoveryKey)
+    }
+
+    /// Marks the user's PIN as one that must be changed at its next use (an
+    /// administrator's `secureroom expire`). Throws `notEnrolled` without a PIN.
+    public func expire(_ user: UserName) throws {
+        try store.withExclusiveLock(for: user) {
+            guard var credential = try store.credential(for: user) else {
+                throw SecureRoomError.notEnrolled(user: user.rawValue)
+            }
+            credential.mustChange = clock.now().wallSeconds
+            try store.write(credential)
+        }
+    }
+
+    /// Notes that the user declined the enrolment offer now.
+    public func declineOffer(for user: UserName) throws {
+        try store.withExclusiveLock(for: user) {
+            try store.write(OfferRecord(user: user, declined: clock.now().wallSeconds))
         }
     }
 
@@ -102,12 +145,18 @@ public struct Enrollment {
         if !replace { try refuseExistingVault(credential) }
         let vaultKey = try VaultKey.generate()
         let recoveryKey = try RecoveryKey.generate()
-        let salt = try SecretBytes.random(count: RecoveryRecord.saltLength).withUnsafeBytes { Array($0) }
-        try store.write(RecoveryRecord(user: user, salt: salt,
-                                       vaultKey: try VaultKey.wrap(vaultKey, recoveryKey: recoveryKey, salt: salt, user: user),
-                                       created: clock.now().wallSeconds))
+        try store.write(try recoveryRecord(for: user, vaultKey: vaultKey, recoveryKey: recoveryKey))
         credential.vaultKey = try VaultKey.wrap(vaultKey, master: master, user: user)
         return recoveryKey
+    }
+
+    /// `vaultKey` wrapped under `recoveryKey` with a new salt.
+    private func recoveryRecord(for user: UserName, vaultKey: SecretBytes,
+                                recoveryKey: RecoveryKey) throws -> RecoveryRecord {
+        let salt = try SecretBytes.random(count: RecoveryRecord.saltLength).withUnsafeBytes { Array($0) }
+        return RecoveryRecord(user: user, salt: salt,
+                              vaultKey: try VaultKey.wrap(vaultKey, recoveryKey: recoveryKey, salt: salt, user: user),
+                              created: clock.now().wallSeconds)
     }
 
     /// Throws `vaultKeyExists` if the credential's user has a vault key, or a recovery

@@ -54,6 +54,19 @@ public enum Messages {
             + "or 'secureroom reset \(user.rawValue)' by an administrator, clears them."
     }
 
+    /// The vault's recovery key, when it is made (`secureroom-vault init`, a PIN created
+    /// with `enrol_vault`): shown this once, never stored in clear.
+    public static func recoveryKeyShownOnce(_ key: RecoveryKey, user: UserName) -> String {
+        """
+        Recovery key, shown only this once. Write it down and keep it offline:
+
+            \(key.displayText)
+
+        If you forget your PIN, an administrator can set a new one that still opens
+        your vault with: secureroom set \(user.rawValue) --recovery-key
+        """
+    }
+
     /// Told at the first successful login after `wipe_after` erased the vault key.
     public static func vaultErased(_ erasure: CredentialRecord.VaultErasure, user: UserName) -> String {
         "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN attempts. "

@@ -1,0 +1,46 @@
+import SecureRoomCore
+
+/// "New PIN: " then "Retype new PIN: ", with the policy applied in between: what a PIN
+/// change (`PINChange`) and a user creating their PIN (`EnrolmentOffer`) ask alike.
+/// Each refusal is told to the user before it is thrown.
+struct NewPINEntry {
+    /// The two PINs typed differ.
+    struct Mismatch: Error {}
+
+    /// The call whose conversation asks.
+    let call: ModuleCall
+    /// The configured policy (digits, blocklist, constant steps).
+    let policy: PINPolicy
+
+    /// An entry with the configured blocklist.
+    init(call: ModuleCall) throws {
+        self.call = call
+        policy = PINPolicy(blocklist: try Blocklist.load(call.configuration.blocklist))
+    }
+
+    /// One try. Throws `SecureRoomError.pinRejected` (policy), `malformedPIN` (not a
+    /// PIN) or `Mismatch`, each after telling the user; conversation failures as they come.
+    func readOnce() throws -> SecretBytes {
+        let new = try call.promptPIN("New PIN: ")
+        if let reason = policy.rejections(of: new).first {
+            call.tell("PIN rejected: \(reason).")
+            throw SecureRoomError.pinRejected(reason.description)
+        }
+        let again = try call.promptPIN("Retype new PIN: ")
+        guard new.constantTimeEquals(again) else {
+            call.tell("PINs do not match.")
+            throw Mismatch()
+        }
+        return new
+    }
+
+    /// Up to `tries` tries; nil if none gave an acceptable PIN typed twice alike.
+    func read(tries: Int) throws -> SecretBytes? {
+        for _ in 0..<tries {
+            do { return try readOnce() } catch SecureRoomError.pinRejected, SecureRoomError.malformedPIN, is Mismatch {
+                continue
+            }
+        }
+        return nil
+    }
+}

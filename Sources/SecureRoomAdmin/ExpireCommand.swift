@@ -1,0 +1,32 @@
+import ArgumentParser
+import SecureRoomCore
+import SecureRoomToolSupport
+
+/// `secureroom expire USER`: the user's PIN must be changed at its next use.
+struct ExpireCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "expire",
+        abstract: "Make a user's PIN one that must be changed at its next use (root only).",
+        discussion: """
+        The PIN keeps working once more: at the next PIN login the account group answers \
+        PAM_NEW_AUTHTOK_REQD and login, su and sudo ask for a new PIN (the pam-auth-update \
+        profile's account and password lines; see pam/README.md). 'secureroom set --expire' \
+        sets a new PIN with the same mark. 'status' shows it as must_change.
+        """)
+
+    @Argument(help: "The account.")
+    var user: String
+
+    @OptionGroup var state: StateOptions
+
+    func run() throws {
+        try requireRoot("expire")
+        try reportingFailures {
+            let user = try existingUser(user)
+            try Enrollment(store: try state.store()).expire(user)
+            SystemLog.open(identity: "secureroom")
+            SystemLog.notice("PIN of \(user) expired by an administrator: to be changed at its next use")
+            print("The PIN of \(user) must be changed at its next use.")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Glibc
+import SecureRoomCore
+import SecureRoomToolSupport
+
+/// Step 7 for `enrol` and `enrol-replace` (docs/SECURITY.md §7): a user creates, or
+/// replaces, their own PIN after proving their password, never with a session alone.
+/// In this order: `enrol_group` membership; no PIN yet (for `enrol`); the account not
+/// locked or expired; the password (`PasswordCheck`); `ready`; the new PIN, judged by
+/// the policy; written (only if the user still has no PIN, for `enrol`).
+struct HelperEnrolment {
+    /// The checked request.
+    let invocation: HelperInvocation
+    /// The state, as configured in /etc/security/secureroom.conf.
+    let store: StateStore
+
+    /// Runs the request; on success `secrets` holds a new vault key and recovery key
+    /// when `enrol_vault` made them.
+    func run(secrets: inout SecretBytes?) throws -> HelperReply {
+        let user = invocation.user
+        let subject = "\(user) (uid \(invocation.uid))"
+        let replace = invocation.request == .enrolReplace
+        let configuration = store.configuration
+        if let group = configuration.enrolGroup, !user.isMember(ofGroup: group) {
+            throw HelperRefusal("only members of group \(group) may create a PIN (enrol_group)")
+        }
+        _ = try store.pepper()
+        if !replace, try store.credential(for: user) != nil {
+            throw HelperRefusal("you already have a PIN: change it with 'secureroom change', "
+                                + "or replace a forgotten one with 'secureroom enrol --replace'")
+        }
+        if let reason = AccountState.refusal(for: user) {
+            throw SecureRoomError.accountUnavailable(user: user.rawValue, reason: reason)
+        }
+        if let reason = PasswordCheck(user: user).run() {
+            SystemLog.notice("PIN \(replace ? "replacement" : "enrolment") refused for \(subject): password not accepted (\(reason))")
+            return .denied(reason)
+        }
+        writeToCaller(HelperProtocol.readyLine)
+        let pin = try PINEntry.readLine(format: configuration.format)
+        let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
+        if let reason = policy.rejections(of: pin).first { throw SecureRoomError.pinRejected(reason.description) }
+        let enrollment = Enrollment(store: store)
+        if replace, try store.credential(for: user) != nil {
+            try enrollment.setPIN(pin, for: user)
+            SystemLog.notice("PIN replaced by \(subject) with its password (secureroom enrol --replace)")
+            return .checked(.success(vaultKey: nil))
+        }
+        let vault = try enrollment.enrol(pin, for: user, vault: configuration.enrolVault)
+        SystemLog.notice("PIN created by \(subject) with its password (secureroom enrol\(vault != nil ? "; vault key and recovery key made" : ""))")
+        if let vault { secrets = HelperSecrets.encode(vaultKey: vault.vaultKey, recoveryKey: vault.recoveryKey) }
+        return .checked(.success(vaultKey: nil))
+    }
+}
