@@ -3,7 +3,7 @@ import Glibc
 import SecureRoomCore
 
 /// `enrol=offer|require` on an `auth` line after the primary authentication (the
-/// secureroom-enrol profile, docs/SECURITY.md §7): a user without a PIN, who has just
+/// secureroom-enrol profile, docs/SECURITY.md §6): a user without a PIN, who has just
 /// proved their password, is asked whether to create one, and if so types it twice.
 /// Nothing here can fail the login or let anyone in: the caller returns PAM_IGNORE
 /// whatever happens, and every failure becomes a log line.

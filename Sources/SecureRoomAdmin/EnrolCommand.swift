@@ -5,7 +5,7 @@ import SecureRoomCore
 import SecureRoomToolSupport
 
 /// `secureroom enrol [--replace]`: a user creates (or replaces) their own PIN after
-/// proving their password to the setuid helper (docs/SECURITY.md §7).
+/// proving their password to the setuid helper (docs/SECURITY.md §6).
 struct EnrolCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "enrol",

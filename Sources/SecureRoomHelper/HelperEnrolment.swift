@@ -2,7 +2,7 @@ import Glibc
 import SecureRoomCore
 import SecureRoomToolSupport
 
-/// Step 7 for `enrol` and `enrol-replace` (docs/SECURITY.md §7): a user creates, or
+/// Step 7 for `enrol` and `enrol-replace` (docs/SECURITY.md §6): a user creates, or
 /// replaces, their own PIN after proving their password, never with a session alone.
 /// In this order: `enrol_group` membership; no PIN yet (for `enrol`); the account not
 /// locked or expired; the password (`PasswordCheck`); `ready`; the new PIN, judged by

@@ -66,6 +66,28 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
+    func testEnrolmentOptions() throws {
+        let defaults = try load(nil, [])
+        XCTAssertEqual(defaults.enrol, .off)
+        XCTAssertEqual(defaults.enrolSnooze, 7 * 86_400)
+        XCTAssertNil(defaults.enrolGroup)
+        XCTAssertFalse(defaults.enrolVault)
+        XCTAssertFalse(defaults.onlyExpired)
+        let set = try load("enrol = offer\nenrol_snooze = 12h\nenrol_group = pinusers\nenrol_vault\n", ["only_expired", "enrol=require"])
+        XCTAssertEqual(set.enrol, .require, "the argument wins")
+        XCTAssertEqual(set.enrolSnooze, 12 * 3600)
+        XCTAssertEqual(set.enrolGroup, "pinusers")
+        XCTAssertTrue(set.enrolVault)
+        XCTAssertTrue(set.onlyExpired)
+        XCTAssertEqual(try load(nil, ["enrol_snooze=0"]).enrolSnooze, 0)
+        for (bad, message) in [("enrol=yes", "enrol must be off, offer or require"),
+                               ("enrol_snooze=366d", "must be a duration from 0s to 365d"),
+                               ("enrol_snooze=soon", "must be a duration from 0s to 365d"),
+                               ("enrol_group=a:b", "is not a group name"), ("enrol_vault=1", "enrol_vault takes no value")] {
+            XCTAssertThrowsError(try load(nil, [bad]), bad) { XCTAssertTrue("\($0)".hasSuffix(message), "\($0)") }
+        }
+    }
+
     func testTPMOptions() throws {
         let defaults = try load(nil, [])
         XCTAssertEqual(defaults.tpm, .auto, "new PINs bound when a TPM answers")

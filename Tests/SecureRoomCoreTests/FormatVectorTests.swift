@@ -4,7 +4,7 @@ import XCTest
 
 /// The test vectors of docs/vectors/ (docs/FORMAT.md §5), read as data: the key
 /// derivations in derivation.txt, computed independently of SecureRoom (its header says
-/// how), and one record file per case in credential/, lockout/, pepper/ and recovery/ —
+/// how), and one record file per case in credential/, lockout/, pepper/, recovery/ and offer/ —
 /// NAME.ok must parse (and re-parse to the same record), NAME.bad must be refused as a
 /// corrupt record. The same files seed the record fuzzers (Tests/reliability/fuzz.sh).
 final class FormatVectorTests: XCTestCase {
@@ -89,6 +89,10 @@ final class FormatVectorTests: XCTestCase {
         "recovery": { bytes, path in
             let record = try RecoveryRecord(parsing: bytes, path: path)
             return try RecoveryRecord(parsing: record.serialized(), path: path).serialized() == record.serialized()
+        },
+        "offer": { bytes, path in
+            let record = try OfferRecord(parsing: bytes, path: path)
+            return record.serialized() == bytes
         },
     ]
 

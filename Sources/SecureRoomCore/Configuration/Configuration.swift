@@ -87,7 +87,7 @@ public struct Configuration: Sendable {
     }
 
     /// On a line after the primary authentication: offer a user without a PIN to create
-    /// one (`enrol=off|offer|require`, docs/SECURITY.md §7). Always PAM_IGNORE.
+    /// one (`enrol=off|offer|require`, docs/SECURITY.md §6). Always PAM_IGNORE.
     public var enrol = EnrolOffer.off
     /// After a declined offer, how long before the user is asked again (`enrol_snooze=`, seconds).
     public var enrolSnooze: Int64 = 7 * 86_400
