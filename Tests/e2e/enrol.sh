@@ -29,6 +29,11 @@
 #     `secureroom enrol` is refused ("you already have a PIN"); the helper run directly
 #     by that user for ANOTHER account (`secureroom-helper enrol OTHER`, stdin a pipe) is
 #     refused (exit 5, reply "refused ...") and the other account's PIN stays as it was;
+#   * `secureroom enrol --replace` run by that user (PIN forgotten): a wrong password is
+#     refused ("password not accepted", exit 1) and the current PIN still works at su; the
+#     right password, then a new PIN typed twice, prints "PIN replaced for srself." (exit
+#     0); afterwards su takes the NEW PIN and the OLD one fails (su falls through to the
+#     password prompt and is refused);
 #   * nothing outside the test changed (digests, no test users, no mounts left).
 #
 # How
@@ -65,6 +70,7 @@ WRONG_PASSWORD='not-the-password'
 PIN=6193                          # pass the policy (not sequences, not blocklisted)
 PIN2=4618
 PIN3=5827
+PIN4=7392                         # srself's PIN after `secureroom enrol --replace`
 WEAK_PIN=1234                     # refused by the policy
 CALLER=srcall   CALLER_UID=4270   # runs su (no password of interest)
 OFFER=sroffer   OFFER_UID=4271    # su: offer accepted; later its PIN expired
@@ -388,6 +394,33 @@ inner_main() {
     WHO=$OFFER OUT=$T/io/7d.out
     converse 7d "$CALLER_UID" "$(su_cmd "$OFFER")" "$PIN_RE" "$PIN3"
     check "after the refused helper call, $OFFER's PIN is unchanged (su with it exits 0)" all 'answered 1' 'rc_is 0' "out_is $OFFER"
+    done_pane
+
+    # --- 8. secureroom enrol --replace (a forgotten PIN), through the setuid helper --------
+    WHO=$OWN
+    converse 8 "$OWN_UID" "'$CLI' enrol --replace" "$PASSWORD_RE" "$WRONG_PASSWORD"
+    check "secureroom enrol --replace as $OWN, wrong password: exit 1, 'password not accepted', no New PIN asked" \
+        all 'answered 1' 'rc_is 1' "shows 'password not accepted'" "not_shows '$NEW_PIN_RE'" "not_shows 'PIN replaced'"
+    done_pane
+    OUT=$T/io/8a.out
+    converse 8a "$CALLER_UID" "$(su_cmd "$OWN")" "$PIN_RE" "$PIN"
+    check "after the refused --replace, $OWN's current PIN still works (su exits 0, no password asked)" \
+        all 'answered 1' 'rc_is 0' "out_is $OWN" "not_shows '$PASSWORD_RE'"
+    done_pane
+    converse 8b "$OWN_UID" "'$CLI' enrol --replace" \
+        "$PASSWORD_RE" "$PASSWORD" "$NEW_PIN_RE" "$PIN4" "$CLI_RETYPE_RE" "$PIN4"
+    check "secureroom enrol --replace as $OWN, right password, new PIN twice: 'PIN replaced for $OWN.', exit 0, PIN not echoed" \
+        all 'answered 3' 'rc_is 0' "shows '^PIN replaced for $OWN\\.'" "not_shows '$PIN4'" enrolled
+    done_pane
+    OUT=$T/io/8c.out
+    converse 8c "$CALLER_UID" "$(su_cmd "$OWN")" "$PIN_RE" "$PIN4"
+    check "after --replace, su $OWN with the NEW PIN exits 0, no password asked" \
+        all 'answered 1' 'rc_is 0' "out_is $OWN" "not_shows '$PASSWORD_RE'"
+    done_pane
+    OUT=$T/io/8d.out
+    converse 8d "$CALLER_UID" "$(su_cmd "$OWN")" "$PIN_RE" "$PIN" "$PASSWORD_RE" "$WRONG_PASSWORD"
+    check "after --replace, su $OWN with the OLD PIN fails (falls through to the password, refused, command not run)" \
+        all 'answered 2' rc_failed out_empty
     done_pane
 
     COMPLETE=1
