@@ -27,9 +27,14 @@ struct SecureRoomCommand: ParsableCommand {
           /var/lib/secureroom/            state: pepper, users/NAME.credential, users/NAME.lockout
         """,
         version: "0.1.0",
-        subcommands: [
-            InitCommand.self, SetCommand.self, ChangeCommand.self, EnrolCommand.self, ResetCommand.self,
-            ExpireCommand.self, StatusCommand.self, PolicyCommand.self, TuneCommand.self, TPMCommand.self,
+        groupedSubcommands: [
+            CommandGroup(name: "Any user (their own PIN)", subcommands: [
+                ChangeCommand.self, EnrolCommand.self, PolicyCommand.self,
+            ]),
+            CommandGroup(name: "Root only", subcommands: [
+                InitCommand.self, SetCommand.self, ExpireCommand.self, ResetCommand.self, StatusCommand.self,
+                TuneCommand.self, TPMCommand.self,
+            ]),
         ]
     )
 

@@ -35,6 +35,7 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() throws {
+        try requireRoot("status")
         try reportingFailures {
             let store = try state.store()
             let now = SystemClock().now()

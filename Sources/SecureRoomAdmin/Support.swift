@@ -14,10 +14,12 @@ func printError(_ message: String) { failureReport.printError(message) }
 /// error and exit status 1. Usage errors and explicit exit codes pass through.
 func reportingFailures(_ body: () throws -> Void) throws { try failureReport.run(body) }
 
-/// Refuses to go on unless the effective uid is root.
+/// Refuses to go on unless the effective uid is root, in one line that says why and
+/// what to type instead ("secureroom set needs root: ...; run: sudo secureroom set").
 func requireRoot(_ action: String) throws {
     guard geteuid() == 0 else {
-        printError("\(action) must be run as root")
+        printError("'secureroom \(action)' needs root: the PIN records are readable by root only; "
+                   + "run it with sudo (users change their own PIN with 'secureroom change')")
         throw ExitStatus.failure
     }
 }
@@ -32,23 +34,28 @@ func existingUser(_ name: String) throws -> UserName {
     return user
 }
 
-/// Reads a new PIN: twice on the PIN pad (they must match), once from a pipe.
-/// Applies the policy unless `allowWeak`.
+/// Reads a new PIN: on a terminal, typed twice on the PIN pad, asked again (up to three
+/// tries) when the two differ or the policy refuses it; from a pipe, one line, and a
+/// refusal is final. Applies the policy unless `allowWeak`.
 func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool,
                 prompt: String = "New PIN: ") throws -> SecretBytes {
     let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
-    let pin = try PINEntry.read(prompt: prompt, format: configuration.format, forceLine: fromStdin)
-    let reasons = policy.rejections(of: pin)
-    if !reasons.isEmpty && !allowWeak {
-        printError("PIN rejected: \(reasons.map(\.description).joined(separator: "; ")) (root may use --allow-weak)")
-        throw ExitStatus.failure
-    }
-    if !fromStdin && isatty(STDIN_FILENO) == 1 {
-        let again = try PINEntry.read(prompt: "Retype PIN: ", format: configuration.format)
-        guard pin.constantTimeEquals(again) else {
-            printError("PINs do not match")
-            throw ExitStatus.failure
+    let interactive = !fromStdin && isatty(STDIN_FILENO) == 1
+    let tries = interactive ? 3 : 1
+    for attempt in 1...tries {
+        let last = attempt == tries
+        let pin = try PINEntry.read(prompt: prompt, format: configuration.format, forceLine: fromStdin)
+        let reasons = policy.rejections(of: pin)
+        if !reasons.isEmpty && !allowWeak {
+            printError("PIN rejected: \(reasons.map(\.description).joined(separator: "; "))"
+                       + (last ? " (root may use --allow-weak)" : "; choose another"))
+            if last { throw ExitStatus.failure }
+            continue
         }
+        guard interactive else { return pin }
+        let again = try PINEntry.read(prompt: "Retype PIN: ", format: configuration.format)
+        if pin.constantTimeEquals(again) { return pin }
+        printError(last ? "PINs do not match; nothing was changed" : "PINs do not match; type the new PIN again")
     }
-    return pin
+    throw ExitStatus.failure
 }

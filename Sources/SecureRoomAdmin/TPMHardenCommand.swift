@@ -39,7 +39,7 @@ struct TPMHardenCommand: ParsableCommand {
     }
 
     func run() throws {
-        try requireRoot("secureroom tpm harden")
+        try requireRoot("tpm harden")
         try reportingFailures {
             let chip = TPMChip(try state.load())
             let auth = try chip.withConnection { connection -> [UInt8] in

@@ -64,6 +64,7 @@ struct TPMStatusCommand: ParsableCommand {
     }
 
     func run() throws {
+        try requireRoot("tpm status")
         try reportingFailures {
             let store = try state.store()
             let chip = TPMChip(store.configuration)

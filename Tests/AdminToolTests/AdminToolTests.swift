@@ -8,10 +8,13 @@ final class AdminToolTests: XCTestCase {
 
     func testEverySubcommandHasHelpThatDocumentsItsOptions() throws {
         let expectations: [[String]: [String]] = [
-            []: ["init", "set", "change", "reset", "status", "policy", "tune", "EXIT STATUS", "/etc/security/secureroom.conf"],
+            []: ["init", "set", "change", "reset", "status", "policy", "tune", "EXIT STATUS", "/etc/security/secureroom.conf",
+                 "ANY USER (THEIR OWN PIN) SUBCOMMANDS:", "ROOT ONLY SUBCOMMANDS:", "enrol", "expire"],
+            ["enrol"]: ["--replace", "--stdin", "secureroom-enrol", "enrol_vault", "enrol_group", "secureroom change"],
+            ["expire"]: ["<user>", "PAM_NEW_AUTHTOK_REQD", "must_change", "--dir"],
             ["tune"]: ["--target-ms", "--max-memory", "--lanes", "RFC 9106", "argon2_memory="],
             ["init"]: ["--dir", "--config", "pepper", "0700"],
-            ["set"]: ["<user>", "--stdin", "--allow-weak", "--dir", "blocklist"],
+            ["set"]: ["<user>", "--stdin", "--allow-weak", "--dir", "blocklist", "--expire"],
             ["change"]: ["[<user>]", "--stdin", "lockout"],
             ["reset"]: ["<user>", "--remove-pin", "--dir"],
             ["status"]: ["--json", "locked_until", "last_success", "--dir"],
@@ -24,6 +27,19 @@ final class AdminToolTests: XCTestCase {
             for word in words {
                 XCTAssertTrue(result.output.contains(word), "`secureroom \(command.joined(separator: " ")) --help` lacks \(word)")
             }
+        }
+    }
+
+    /// Run by an ordinary user, every administrator's subcommand stops at once with one
+    /// line that says why and what to do instead (nothing is read or written).
+    func testAdministratorsSubcommandsRefuseOtherUsersWithAReason() throws {
+        for command in [["init"], ["set", "daemon"], ["expire", "daemon"], ["reset", "daemon"], ["status"], ["tpm", "status"],
+                        ["tpm", "harden"]] {
+            let result = try runProgram("/usr/bin/setpriv", ["--reuid=1", "--regid=1", "--clear-groups", Artifacts.cli] + command)
+            XCTAssertEqual(result.status, 1, "\(command)")
+            XCTAssertEqual(result.errorOutput, "secureroom: 'secureroom \(command.prefix(command[0] == "tpm" ? 2 : 1).joined(separator: " "))' "
+                           + "needs root: the PIN records are readable by root only; run it with sudo "
+                           + "(users change their own PIN with 'secureroom change')\n", "\(command)")
         }
     }
 

@@ -78,4 +78,38 @@ final class PINPadTests: XCTestCase {
         XCTAssertTrue(after.contains("ECHO=echo"), "echo is back on after the pad: \(after)")
         XCTAssertEqual(try sandbox.status("daemon")["enrolled"] as? Bool, false)
     }
+
+    /// A typo in the second PIN, or a PIN the policy refuses, asks again (three tries in
+    /// all) instead of ending the command; the third miss changes nothing.
+    func testSetAsksAgainAfterAMismatchOrARefusedPIN() throws {
+        let sandbox = try Sandbox()
+        try start("\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; sleep 30")
+        try waitFor("PIN: [ ][ ][ ][ ]")
+        try type("6", "0", "2", "8")
+        try waitFor("Retype PIN: [ ][ ][ ][ ]")
+        try type("6", "0", "2", "9")
+        try waitFor("PINs do not match; type the new PIN again")
+        try type("1", "2", "3", "4")
+        let refused = try waitFor("PIN rejected: ").replacingOccurrences(of: "\n", with: "")
+        XCTAssertTrue(refused.contains("choose another"), refused)
+        try type("6", "0", "2", "8")
+        try waitFor("Retype PIN: [ ][ ][ ][ ]")
+        try type("6", "0", "2", "8")
+        try waitFor("EXIT=0")
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: "daemon", responses: ["6028"]).code, PAMCode.success)
+
+        let other = try Sandbox()
+        try tmux(["kill-server"])
+        try start("\(Artifacts.cli) set daemon --dir \(other.state) --config \(other.config); echo EXIT=$?; sleep 30")
+        for _ in 0..<3 {
+            try waitFor("PIN: [ ][ ][ ][ ]")
+            try type("6", "0", "2", "8")
+            try waitFor("Retype PIN: [ ][ ][ ][ ]")
+            try type("5", "5", "5", "0")
+        }
+        try waitFor("EXIT=1")
+        XCTAssertTrue(try screen().contains("PINs do not match; nothing was changed"))
+        XCTAssertEqual(try other.status("daemon")["enrolled"] as? Bool, false)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import SecureRoomCore
 
@@ -64,6 +65,30 @@ final class ConfigurationTests: XCTestCase {
                                ("tpm_tcti=", "tpm_tcti needs a value")] {
             XCTAssertThrowsError(try load(nil, [bad]), bad) { XCTAssertTrue("\($0)".hasSuffix(message), "\($0)") }
         }
+    }
+
+    /// Every key the parser knows (each `case "key"` of `Configuration.apply`) is documented
+    /// in the shipped pam/secureroom.conf as a commented-out `# key = default` or `# key`
+    /// line, and that file, uncommented line by line, has no key the parser does not know.
+    func testTheShippedConfigDocumentsEveryKey() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let source = try String(contentsOf: root.appendingPathComponent("Sources/SecureRoomCore/Configuration/Configuration.swift"),
+                                encoding: .utf8)
+        let parsed = Set(source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
+            let key = rest.prefix { $0 != "\"" }
+            return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty ? String(key) : nil
+        })
+        XCTAssertGreaterThanOrEqual(parsed.count, 30, "the parser's keys were not found: \(parsed.sorted())")
+        let shipped = try String(contentsOf: root.appendingPathComponent("pam/secureroom.conf"), encoding: .utf8)
+        let documented = Set(shipped.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("# ") else { return nil }
+            let words = line.dropFirst(2).split(separator: " ")
+            guard let key = words.first, words.count == 1 || (words.count >= 3 && words[1] == "=") else { return nil }
+            return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) ? String(key) : nil
+        })
+        XCTAssertEqual(parsed.subtracting(documented).sorted(), [], "parsed but not documented in pam/secureroom.conf")
+        XCTAssertEqual(documented.subtracting(parsed).sorted(), [], "documented but not parsed")
     }
 
     func testEnrolmentOptions() throws {
