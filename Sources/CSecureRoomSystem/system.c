@@ -2,6 +2,7 @@
 #include "CSecureRoomSystem.h"
 
 #include <errno.h>
+#include <stdio.h>   /* renameat2, RENAME_NOREPLACE */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -83,3 +84,5 @@ int sr_tty_raw(int fd, void *saved, size_t saved_size)
     t.c_cc[VTIME] = 0;
     return tcsetattr(fd, TCSAFLUSH, &t);
 }
+
+int sr_renameat_noreplace(int directory, const char *from, const char *to) { return renameat2(directory, from, directory, to, RENAME_NOREPLACE); }

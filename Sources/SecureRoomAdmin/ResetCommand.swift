@@ -13,6 +13,12 @@ struct ResetCommand: ParsableCommand {
         not enrolled (nopin=). A user with a vault keeps its recovery record, so \
         'secureroom set USER --recovery-key' can bring the vault back later; removing the \
         PIN of such a user needs --force.
+
+        A credential or lockout record that cannot be read (corrupt, truncated, wrong \
+        owner) never blocks this command: it is moved aside to \
+        NAME.KIND.corrupt-TIMESTAMP in the state directory (kept for inspection, logged) \
+        and the user starts clean: a fresh lockout record, or no PIN when the credential \
+        itself was the one moved aside.
         """)
 
     @Argument(help: "The account.")
@@ -32,6 +38,11 @@ struct ResetCommand: ParsableCommand {
             let user = try UserName(user)
             let store = try state.store()
             SystemLog.open(identity: "secureroom")
+            let movedAside = try moveCorruptRecordsAside(of: user, in: store)
+            if movedAside.contains(.credential) {
+                print("\(user) has no PIN now; give one with: secureroom set \(user)")
+                return
+            }
             if removePin {
                 if try store.credential(for: user)?.vaultKey != nil, !force {
                     throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
@@ -42,10 +53,36 @@ struct ResetCommand: ParsableCommand {
                 return
             }
             guard try store.credential(for: user) != nil else { throw SecureRoomError.notEnrolled(user: user.rawValue) }
+            if movedAside.contains(.lockout) {
+                SystemLog.notice("lockout reset for \(user) (its record was corrupt)")
+                print("Lockout cleared for \(user) (a fresh record replaces the corrupt one).")
+                return
+            }
             let before = try store.lockout(for: user).counted
             try Enrollment(store: store).resetLockout(for: user)
             SystemLog.notice("lockout reset for \(user) (was \(before) consecutive failures)")
             print("Lockout cleared for \(user) (was \(before) consecutive failures).")
         }
+    }
+
+    /// Every record of `user` that cannot be read, moved aside (told and logged), so that
+    /// the rest of the command starts from clean files.
+    private func moveCorruptRecordsAside(of user: UserName, in store: StateStore) throws -> Set<StateStore.RecordKind> {
+        var moved: Set<StateStore.RecordKind> = []
+        for kind in StateStore.RecordKind.allCases {
+            do {
+                switch kind {
+                case .credential: _ = try store.credential(for: user)
+                case .lockout: _ = try store.lockout(for: user)
+                }
+            } catch let error as SecureRoomError {
+                guard isRecordProblem(error, of: user) else { throw error }
+                guard let aside = try store.moveAside(kind, of: user, at: SystemClock().now().wallSeconds) else { continue }
+                SystemLog.warning("\(error); moved aside to \(aside) by secureroom reset")
+                print("\(error): moved aside to \(aside).")
+                moved.insert(kind)
+            }
+        }
+        return moved
     }
 }

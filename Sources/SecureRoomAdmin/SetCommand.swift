@@ -53,6 +53,7 @@ struct SetCommand: ParsableCommand {
             let user = try existingUser(user)
             let store = try state.store()
             _ = try store.pepper()
+            try refuseCorruptRecords(of: user, in: store)
             let enrollment = Enrollment(store: store)
             var vaultKey: SecretBytes?
             if recoveryKey {

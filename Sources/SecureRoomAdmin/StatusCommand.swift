@@ -20,9 +20,10 @@ struct StatusCommand: ParsableCommand {
         ("bound": the PIN is bound to the TPM, which takes part in every check; \
         "bound-unreachable": no TPM answers, so the PIN cannot be used; "bound-other-chip": \
         the TPM that answers is not the one the PIN was bound to (cleared or replaced), so the \
-        PIN cannot be used and needs 'secureroom set'; "none"), and must_change (ISO 8601 \
+        PIN cannot be used and needs 'secureroom set'; "none"), must_change (ISO 8601 \
         UTC since when the PIN must be changed at its next use, after 'set --expire' or \
-        'expire'; else null). For one \
+        'expire'; else null), and corrupt (null, or why a record cannot be read: state \
+        "corrupt", and 'secureroom reset USER' moves the record aside). For one \
         user it is an object; without USER, an array of enrolled users.
         """)
 
@@ -42,12 +43,18 @@ struct StatusCommand: ParsableCommand {
             let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
             var chip = ChipView(store.configuration)
             let reports = try users.map { user in
-                let credential = try store.credential(for: user)
-                // The recovery record matters only when the PIN holds no vault key.
-                return UserStatus(user: user, credential: credential,
-                                  tally: try store.lockout(for: user), configuration: store.configuration, now: now,
-                                  hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil,
-                                  tpm: credential?.binding.map { chip.state(of: $0) } ?? "none")
+                do {
+                    let credential = try store.credential(for: user)
+                    // The recovery record matters only when the PIN holds no vault key.
+                    return UserStatus(user: user, credential: credential,
+                                      tally: try store.lockout(for: user), configuration: store.configuration, now: now,
+                                      hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil,
+                                      tpm: credential?.binding.map { chip.state(of: $0) } ?? "none")
+                } catch let error as SecureRoomError {
+                    // One bad record must not hide everyone else's, nor itself.
+                    guard isRecordProblem(error, of: user) else { throw error }
+                    return UserStatus(user: user, corrupt: "\(error)")
+                }
             }
             if json {
                 print(user == nil ? try JSONOutput.text(reports) : try JSONOutput.text(reports[0]))
@@ -81,11 +88,31 @@ struct UserStatus: Encodable {
     let tpm: String
     /// Since when the PIN must be changed at its next use, nil if it need not.
     let mustChange: Int64?
+    /// Why a record of the user cannot be read, nil when they all can.
+    let corrupt: String?
+
+    /// A user whose credential or lockout record cannot be read: state "corrupt".
+    init(user: UserName, corrupt reason: String) {
+        self.user = user
+        corrupt = reason
+        enrolled = true
+        failures = 0
+        state = "corrupt"
+        lockedUntil = nil
+        lastSuccess = nil
+        lastFailure = nil
+        vault = "unknown"
+        argon2 = nil
+        belowPolicy = false
+        tpm = "unknown"
+        mustChange = nil
+    }
 
     init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
          hasRecovery: Bool, tpm: String) {
         self.tpm = tpm
         mustChange = credential?.mustChange
+        corrupt = nil
         self.user = user
         vault = credential?.vaultKey != nil ? "pin" : hasRecovery ? "recovery-only" : "none"
         enrolled = credential != nil
@@ -110,13 +137,14 @@ struct UserStatus: Encodable {
         Self.pad([user.rawValue, !enrolled ? "no" : mustChange != nil ? "must-change" : "yes", String(failures), state,
                   lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
                   lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
-                  argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
+                  corrupt.map { "\($0) - 'secureroom reset \(user)' moves it aside" }
+                      ?? argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
     }
 
     private enum Key: String, CodingKey {
         case user, enrolled, state, failures, disabled, vault, argon2
         case lockedUntil = "locked_until", lastSuccess = "last_success", lastFailure = "last_failure"
-        case belowPolicy = "argon2_below_policy", tpm, mustChange = "must_change"
+        case belowPolicy = "argon2_below_policy", tpm, mustChange = "must_change", corrupt
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -134,6 +162,7 @@ struct UserStatus: Encodable {
         try object.encode(belowPolicy, forKey: .belowPolicy)
         try object.encode(tpm, forKey: .tpm)
         try object.encode(mustChange.map(ISO8601.utc), forKey: .mustChange)
+        try object.encode(corrupt, forKey: .corrupt)
     }
 
     private static func pad(_ columns: [String]) -> String {

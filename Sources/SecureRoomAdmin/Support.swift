@@ -59,3 +59,28 @@ func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool
     }
     throw ExitStatus.failure
 }
+
+/// Stops with the reason and the way out when a record of `user` cannot be read: a new
+/// PIN must not be written over evidence, nor fail half-way (`reset` moves it aside).
+func refuseCorruptRecords(of user: UserName, in store: StateStore) throws {
+    do {
+        _ = try store.credential(for: user)
+        _ = try store.lockout(for: user)
+    } catch let error as SecureRoomError {
+        guard isRecordProblem(error, of: user) else { throw error }
+        printError("\(error); 'secureroom reset \(user)' moves it aside, then run this again")
+        throw ExitStatus.failure
+    }
+}
+
+/// Whether `error` is about one of `user`'s own record files (corrupt, or refused as
+/// insecure: another owner, a group or other bit, a link, not a regular file), which
+/// `reset` can move aside; not about the state directory as a whole.
+func isRecordProblem(_ error: SecureRoomError, of user: UserName) -> Bool {
+    switch error {
+    case .corruptRecord(let path, _), .insecure(let path, _):
+        return StateStore.RecordKind.allCases.contains { path.hasSuffix("/\(user.rawValue).\($0.rawValue)") }
+    default:
+        return false
+    }
+}

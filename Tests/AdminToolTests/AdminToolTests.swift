@@ -118,6 +118,42 @@ final class AdminToolTests: XCTestCase {
         XCTAssertTrue(try sandbox.cli(["status"]).output.contains("m=256,t=1,p=1 (old: re-derived at next login)"))
     }
 
+    /// A record that cannot be read blocks nobody: `status` shows it and why, `set` says
+    /// what to run, `reset` moves it aside (kept, never deleted) and starts clean.
+    func testACorruptRecordIsShownMovedAsideAndNeverBlocksTheAdministrator() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: "7391")
+        let users = sandbox.state + "/users"
+        try sandbox.write(users + "/\(user).lockout", "SECUREROOM-LOCKOUT/2\nfailures: lots\n", mode: 0o600)
+        let status = try sandbox.status(user)
+        XCTAssertEqual(status["state"] as? String, "corrupt")
+        let reason = try XCTUnwrap(status["corrupt"] as? String)
+        XCTAssertTrue(reason.hasPrefix("corrupt record \(users)/\(user).lockout: "), reason)
+        XCTAssertTrue(try sandbox.cli(["status"]).output.contains("'secureroom reset \(user)' moves it aside"))
+
+        let set = try sandbox.cli(["set", user, "--stdin"], input: "6028\n")
+        XCTAssertEqual(set.status, 1)
+        XCTAssertEqual(set.errorOutput, "secureroom: \(reason); 'secureroom reset \(user)' moves it aside, then run this again\n")
+
+        let reset = try sandbox.cli(["reset", user])
+        XCTAssertEqual(reset.status, 0, reset.errorOutput)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: users).filter { $0.hasPrefix("\(user).lockout.corrupt-") }
+        XCTAssertEqual(aside.count, 1, "kept for inspection")
+        XCTAssertTrue(reset.output.contains("moved aside to \(aside.first ?? "?")"), reset.output)
+        XCTAssertEqual(try sandbox.status(user)["state"] as? String, "open")
+        try sandbox.probeService()
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["7391"]).code, PAMCode.success, "the PIN itself was fine")
+        XCTAssertEqual(try sandbox.cli(["set", user, "--stdin"], input: "6028\n").status, 0)
+
+        // A credential nobody can read: moved aside, and the user has no PIN until `set`.
+        try sandbox.write(users + "/\(user).credential", "SECUREROOM-CREDENTIAL/1\n", mode: 0o600)
+        let resetAgain = try sandbox.cli(["reset", user])
+        XCTAssertEqual(resetAgain.status, 0, resetAgain.errorOutput)
+        XCTAssertTrue(resetAgain.output.contains("\(user) has no PIN now; give one with: secureroom set \(user)"), resetAgain.output)
+        XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, false)
+        XCTAssertEqual(try sandbox.cli(["set", user, "--stdin"], input: "6028\n").status, 0, "the hinted command works")
+    }
+
     func testChangeCountsAWrongCurrentPINAndChangesWithTheRightOne() throws {
         let sandbox = try Sandbox()
         try sandbox.enrol(user, pin: "7391")

@@ -63,6 +63,9 @@ int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved);
 unsigned int sr_dev_major(dev_t device);
 unsigned int sr_dev_minor(dev_t device);
 
+/* renameat2(DIR, FROM, DIR, TO, RENAME_NOREPLACE): never replaces TO. */
+int sr_renameat_noreplace(int directory, const char *from, const char *to);
+
 /* The wait(2) status macros. */
 int sr_wifexited(int status);
 int sr_wexitstatus(int status);

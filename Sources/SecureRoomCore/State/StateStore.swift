@@ -132,6 +132,24 @@ public final class StateStore {
         try users().writeAtomically(file.fileName, contents: record.serialized())
     }
 
+    /// The user's records a corrupt or unreadable file can stand in for.
+    public enum RecordKind: String, Sendable, CaseIterable {
+        /// `NAME.credential`.
+        case credential
+        /// `NAME.lockout`.
+        case lockout
+    }
+
+    /// Moves the user's `kind` record aside, under the user's lock, to
+    /// `NAME.KIND.corrupt-YYYYMMDDTHHMMSSZ` (kept, root-only, for whoever investigates);
+    /// returns the new name, nil if there was no such record.
+    public func moveAside(_ kind: RecordKind, of user: UserName, at seconds: Int64) throws -> String? {
+        let name = "\(user.rawValue).\(kind.rawValue)"
+        let stamp = ISO8601.utc(seconds).filter { $0 != "-" && $0 != ":" }
+        let aside = "\(name).corrupt-\(stamp)"
+        return try withExclusiveLock(for: user) { try users().rename(name, to: aside) ? aside : nil }
+    }
+
     /// Removes the user's credential (the PIN) and tally. The recovery record stays: it
     /// is the only way back into the vault once the PIN is gone.
     public func removeRecords(for user: UserName) throws {

@@ -140,6 +140,17 @@ public final class ProtectedDirectory {
         try descriptor.synchronize()
     }
 
+    /// Renames `name` to `newName` in this directory (refusing to replace an existing
+    /// `newName`), then fsyncs the directory. False if `name` does not exist.
+    public func rename(_ name: String, to newName: String) throws -> Bool {
+        guard sr_renameat_noreplace(descriptor.rawValue, name, newName) == 0 else {
+            if errno == ENOENT { return false }
+            throw SecureRoomError.system(operation: "rename", path: path + "/" + name, errno: errno)
+        }
+        try descriptor.synchronize()
+        return true
+    }
+
     /// Removes `name` if it exists, then fsyncs the directory.
     public func remove(_ name: String) throws {
         if unlinkat(descriptor.rawValue, name, 0) != 0 {
