@@ -24,6 +24,11 @@ struct StateOptions: ParsableArguments {
         return configuration
     }
 
-    /// The state store for the configuration in effect.
-    func store() throws -> StateStore { StateStore(configuration: try load()) }
+    /// The state store for the configuration in effect; a wait for a user's lock is told
+    /// on standard error after a second, with the holder.
+    func store() throws -> StateStore {
+        let store = StateStore(configuration: try load())
+        store.lockWaitNotice = { printError($0) }
+        return store
+    }
 }

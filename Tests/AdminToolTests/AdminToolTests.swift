@@ -154,6 +154,23 @@ final class AdminToolTests: XCTestCase {
         XCTAssertEqual(try sandbox.cli(["set", user, "--stdin"], input: "6028\n").status, 0, "the hinted command works")
     }
 
+    /// Waiting on a user's lock says, after a second, who holds it.
+    func testAWaitForALockNamesItsHolder() throws {
+        let sandbox = try Sandbox()
+        try sandbox.enrol(user, pin: "7391")
+        let lock = sandbox.state + "/users/\(user).lock"
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = [lock, "sleep", "3"]
+        try holder.run()
+        defer { holder.terminate() }
+        usleep(300_000)
+        let reset = try sandbox.cli(["reset", user])
+        XCTAssertEqual(reset.status, 0, reset.errorOutput)
+        XCTAssertEqual(reset.errorOutput, "secureroom: waiting for \(lock), locked by pid \(holder.processIdentifier) (flock) "
+                       + "(giving up after 30 s)\n")
+    }
+
     func testChangeCountsAWrongCurrentPINAndChangesWithTheRightOne() throws {
         let sandbox = try Sandbox()
         try sandbox.enrol(user, pin: "7391")

@@ -18,6 +18,9 @@ import Glibc
 public final class StateStore {
     /// The options in effect.
     public let configuration: Configuration
+    /// Told once, after a second of waiting for a user's lock, who holds it (the tools
+    /// print it; the module leaves it nil and its log line at giving up says it).
+    public var lockWaitNotice: ((String) -> Void)?
     private let owner: uid_t
     private var cachedRoot: ProtectedDirectory?
     private var cachedUsers: ProtectedDirectory?
@@ -166,7 +169,7 @@ public final class StateStore {
 
     /// Runs `body` holding the lock of `file`'s tally.
     public func withExclusiveLock<T>(on file: TallyFile, _ body: () throws -> T) throws -> T {
-        let lock = try users().lock(file.lockName)
+        let lock = try users().lock(file.lockName, notice: lockWaitNotice)
         defer { withExtendedLifetime(lock) {} }
         return try body()
     }

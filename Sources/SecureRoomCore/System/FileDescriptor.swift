@@ -84,13 +84,19 @@ public final class FileDescriptor {
 
     /// `flock(2)` with LOCK_EX, waiting at most `seconds`: a holder that never lets go (a
     /// process stopped with SIGSTOP) must not hang logins and administrators forever.
-    public func lockExclusively(waitingAtMost seconds: Int) throws {
+    /// `notice`, if given, is told once, after a second, who holds the lock.
+    public func lockExclusively(waitingAtMost seconds: Int, notice: ((String) -> Void)? = nil) throws {
         let deadline = Deadline(millisecondsFromNow: Int64(seconds) * 1000)
+        var noticeAt: Deadline? = notice == nil ? nil : Deadline(millisecondsFromNow: 1000)
         var pause: UInt32 = 1_000
         while flock(rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw failure("flock") }
             guard !deadline.hasPassed else {
                 throw SecureRoomError.busy(path: path, seconds: seconds, holder: lockHolder() ?? "an unknown process")
+            }
+            if let due = noticeAt, due.hasPassed, let notice {
+                notice("waiting for \(path), locked by \(lockHolder() ?? "an unknown process") (giving up after \(seconds) s)")
+                noticeAt = nil
             }
             usleep(pause)
             pause = min(pause * 2, 50_000)

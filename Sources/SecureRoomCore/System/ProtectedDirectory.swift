@@ -168,15 +168,15 @@ public final class ProtectedDirectory {
     /// Takes an exclusive `flock` on the lock file `name` (created 0600 if missing) and
     /// returns the open descriptor; the lock lasts until it is released or the process dies,
     /// so a killed process never leaves a stale lock behind. Gives up (`busy`) after
-    /// `lockPatience` seconds.
-    public func lock(_ name: String) throws -> FileDescriptor {
+    /// `lockPatience` seconds; `notice` hears who holds it after a second of waiting.
+    public func lock(_ name: String, notice: ((String) -> Void)? = nil) throws -> FileDescriptor {
         let file = try FileDescriptor.open(name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
                                            mode: 0o600, displayPath: path + "/" + name)
         let info = try file.status()
         guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_nlink == 1 else {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
         }
-        try file.lockExclusively(waitingAtMost: Self.lockPatience)
+        try file.lockExclusively(waitingAtMost: Self.lockPatience, notice: notice)
         return file
     }
 
