@@ -48,18 +48,18 @@ struct Authentication {
             }
         } catch SecureRoomError.accountUnavailable(_, let reason) {
             call.tell("Your account is closed (\(reason)); the PIN cannot be used.")
-            throw ModuleResult(code: PAM_AUTH_ERR, log: "refused \(user): \(reason)", priority: LOG_NOTICE)
+            throw ModuleResult(code: PAM_AUTH_ERR, log: "refused \(user): \(reason)\(call.originFields)", priority: LOG_NOTICE)
         } catch SecureRoomError.tpm(let problem) {
             call.tell(Messages.tpm(problem))
             throw SecureRoomError.tpm(problem)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         for line in Messages.logLines(for: outcome, subject: "\(user)") {
-            call.pam.log(line.priority, line.text)
+            call.pam.log(line.priority, line.text + call.originFields)
         }
         switch outcome {
         case .success(let vaultKey):
-            call.debug("PIN accepted for \(user)")
+            call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)")
             if let before { try tellAboutEarlierFailures(of: user, before: before) }
             if LocalPINAuthority.isAvailable {
                 try tellAboutAnErasedVault(of: user)
@@ -118,7 +118,7 @@ struct Authentication {
     /// argon2 run and a first failure's message.
     private func withoutPIN(_ user: UserName, known: Bool, prompted: Bool) throws -> Int32 {
         guard call.configuration.noPIN == .fail else {
-            call.debug("\(user) has no PIN\(known ? "" : " (unknown account)"); ignoring")
+            call.pam.log(LOG_INFO, "PIN not used for \(user): no PIN\(known ? "" : " (unknown account)") (nopin=ignore)\(call.originFields)")
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
         let verifier = PINVerifier(store: call.store)
@@ -143,7 +143,8 @@ struct Authentication {
             }
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
-        call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)")
+        call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)"
+                     + call.originFields)
         if case .locked = outcome { return PAM_MAXTRIES }
         return PAM_AUTH_ERR
     }

@@ -94,11 +94,25 @@ struct ModuleCall {
     }
 
     /// With `remote=deny`, a transaction from the network is none of the module's
-    /// business: true (and a debug line) if the caller should return PAM_IGNORE at once.
+    /// business: true (and a log line) if the caller should return PAM_IGNORE at once.
     func ignoresRemoteTransaction() -> Bool {
         guard configuration.remote == .deny, let origin = remoteOrigin else { return false }
-        debug("\(origin): the PIN is local only (remote=deny); ignoring")
+        pam.log(LOG_INFO, "PIN not used for \(currentUser.map(UserName.quoted) ?? "?"): \(origin) is remote "
+                + "(remote=deny)\(originFields)")
         return true
+    }
+
+    /// Where this transaction comes from, for the end of every outcome's log line and for
+    /// fail2ban (pam/fail2ban/secureroom.conf): `; service=S tty=T rhost=H ruser=U`, each
+    /// "-" when unset, reduced to printable ASCII without spaces.
+    var originFields: String {
+        func field(_ name: String, _ item: Int32) -> String {
+            let value = pam.item(item).map { text in
+                String(text.unicodeScalars.prefix(128).map { $0.isASCII && $0.value > 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+            }
+            return " \(name)=\(value.flatMap { $0.isEmpty ? nil : $0 } ?? "-")"
+        }
+        return ";" + field("service", PAM_SERVICE) + field("tty", PAM_TTY) + field("rhost", PAM_RHOST) + field("ruser", PAM_RUSER)
     }
 
     /// Whether messages to the user are suppressed (`silent` or PAM_SILENT).

@@ -1,0 +1,61 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// What the module writes to the auth log for each outcome: the user, then
+/// `; service=S tty=T rhost=H ruser=U` (pam/README.md, "Logging"), read from the real
+/// syslog socket; and the shipped fail2ban filter (pam/fail2ban/secureroom.conf) run by
+/// fail2ban-regex over those very lines.
+final class SyslogTests: XCTestCase {
+    func testEveryOutcomeSaysWhoAndFromWhereAndFail2banMatchesRemoteFailures() throws {
+        let harness = try HostileHarness(suite: "syslog", arguments: "remote=allow nopin=fail deny=3 schedule=")
+        let remote = ["--rhost", "198.51.100.7"]
+        let origin = "; service=probe tty=- rhost=198.51.100.7 ruser=-"
+        let cases: [(options: [String], user: String, responses: [String], line: String)] = [
+            (remote, harness.user, ["1111"], "authentication failure for daemon: wrong PIN ("),
+            (remote, harness.user, ["1111"], "authentication failure for daemon: repeated wrong PIN, not counted"),
+            (remote, "bin", ["1111"], "authentication failure for bin: no PIN enrolled (nopin=fail)"),
+            (remote, "srnosuchuser", ["1111"], "authentication failure for srnosuchuser: unknown account (nopin=fail)"),
+            (remote, harness.user, [harness.pin], "PIN accepted for daemon"),
+            ([], harness.user, ["2222"], "authentication failure for daemon: wrong PIN ("),
+        ]
+        var logged: [String] = []
+        for (index, item) in cases.enumerated() {
+            let run = try harness.run(user: item.user, options: item.options, responses: item.responses)
+            let line = try XCTUnwrap(run.moduleLog.first { $0.contains(item.line) }, "case \(index): \(run.moduleLog)")
+            let expectedOrigin = item.options.isEmpty ? "; service=probe tty=- rhost=- ruser=-" : origin
+            XCTAssertTrue(line.hasSuffix(expectedOrigin), "case \(index): \(line)")
+            logged.append(contentsOf: run.moduleLog)
+        }
+        // Three failures since the right PIN (deny=3): the next attempt is refused as locked.
+        for wrong in ["3333", "4444"] { logged += try harness.run(user: harness.user, options: remote, responses: [wrong]).moduleLog }
+        let locked = try harness.run(user: harness.user, options: remote, responses: [harness.pin])
+        let refusal = try XCTUnwrap(locked.moduleLog.first { $0.contains("refused daemon: PIN locked") }, "\(locked.moduleLog)")
+        XCTAssertTrue(refusal.hasSuffix(origin), refusal)
+        logged.append(contentsOf: locked.moduleLog)
+
+        // As a syslog file has them: "Nov 24 14:20:00 host ident[pid]: message".
+        let stamp = "Nov 24 14:20:00"
+        let file = harness.sandbox.root + "/auth.log"
+        let text = logged.map { line -> String in
+            let message = line.drop { $0 != ">" }.dropFirst().drop { $0 != " " }.dropFirst()   // "<PRI>Mmm dd hh:mm:ss "
+            let afterDate = message.split(separator: " ", maxSplits: 2).last.map(String.init) ?? String(message)
+            return "\(stamp) testhost \(afterDate)"
+        }.joined(separator: "\n") + "\n"
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        // As installed: in a filter.d directory beside fail2ban's own common.conf.
+        let filters = harness.sandbox.root + "/filter.d"
+        try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
+        for (source, name) in [(Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
+                               ("/etc/fail2ban/filter.d/common.conf", "common.conf")] {
+            try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
+        }
+        let result = try runProgram("/usr/bin/fail2ban-regex", ["--print-all-matched", file, filters + "/secureroom.conf"])
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        // Remote: 3 wrong PINs, the repeat, two nopin=fail names and the lock: 7 of them.
+        // The accepted PIN and the local wrong PIN (rhost=-) are not matched.
+        XCTAssertTrue(result.output.contains("198.51.100.7"), result.output)
+        let matched = result.output.split(separator: "\n").first { $0.hasPrefix("Lines: ") } ?? ""
+        XCTAssertTrue(matched.contains(" 7 matched"), "\(matched)\n\(text)")
+    }
+}
