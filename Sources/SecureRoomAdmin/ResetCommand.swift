@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomToolSupport
 
@@ -45,7 +46,9 @@ struct ResetCommand: ParsableCommand {
             }
             if removePin {
                 if try store.credential(for: user)?.vaultKey != nil, !force {
-                    throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
+                    printError("\(user) has a vault: without the PIN only their recovery key opens it "
+                               + "('secureroom set \(user) --recovery-key' gives a new PIN that does); add --force to remove the PIN")
+                    throw ExitStatus.failure
                 }
                 try Enrollment(store: store).removePIN(for: user)
                 SystemLog.notice("PIN removed for \(user)")

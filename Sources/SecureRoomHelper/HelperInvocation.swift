@@ -25,7 +25,7 @@ struct HelperInvocation {
 
     /// Checks the arguments against the caller's real uid; throws `HelperRefusal`.
     init(arguments: [String], caller: uid_t) throws {
-        let usage = "usage: secureroom-helper verify|change|setup-vault|replace-vault|enrol|enrol-replace USER"
+        let usage = "usage: secureroom-helper verify|change|setup-vault|replace-vault|enrol|enrol-replace|vault-state USER"
         guard arguments.count == 3, let request = HelperProtocol.Request(rawValue: arguments[1]) else {
             throw HelperRefusal(usage, detail: "bad request (\(arguments.dropFirst().prefix(3).map(UserName.quoted).joined(separator: " ")))")
         }

@@ -12,8 +12,8 @@ import SecureRoomToolSupport
 /// 0. before Swift starts (startup.c): empty environment, /dev/null on closed 0-2, no
 ///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
 ///    then no runtime crash handler (CrashHandlers);
-/// 1. the request is exactly `verify`, `change`, `setup-vault`, `replace-vault`, `enrol`
-///    or `enrol-replace`, and USER;
+/// 1. the request is exactly `verify`, `change`, `setup-vault`, `replace-vault`, `enrol`,
+///    `enrol-replace` or `vault-state`, and USER;
 /// 2. the caller is not root (root reads the state itself);
 /// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
 /// 4. it really runs with effective uid 0;
@@ -55,6 +55,10 @@ enum HelperMain {
             try requireChannel()
             channelChecked = true
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
+            if invocation.request == .vaultState {
+                let state = try VaultState.of(invocation.user, in: StateStore(configuration: configuration))
+                return .vaultState(state)
+            }
             if invocation.request == .enrol || invocation.request == .enrolReplace {
                 return try HelperEnrolment(invocation: invocation, store: StateStore(configuration: configuration))
                     .run(secrets: &secrets)

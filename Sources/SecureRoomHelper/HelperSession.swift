@@ -42,8 +42,8 @@ struct HelperSession {
                 guard let accepted else { throw SecureRoomError.pinRejected("no new PIN") }
                 return accepted
             })
-        case .enrol, .enrolReplace:
-            throw HelperRefusal("not a PIN check", detail: "enrol reached HelperSession")
+        case .enrol, .enrolReplace, .vaultState:
+            throw HelperRefusal("not a PIN check", detail: "\(invocation.request.rawValue) reached HelperSession")
         case .setupVault, .replaceVault:
             (outcome, recoveryKey) = try authority.setUpVault(user, replace: invocation.request == .replaceVault) {
                 announceReady()
@@ -54,7 +54,7 @@ struct HelperSession {
         for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
         guard case .success(let vaultKey) = outcome else { return outcome }
         switch invocation.request {
-        case .verify, .enrol, .enrolReplace: break
+        case .verify, .enrol, .enrolReplace, .vaultState: break
         case .change: SystemLog.notice("PIN changed for \(subject)")
         case .setupVault, .replaceVault: SystemLog.notice("vault key set up for \(subject)")
         }

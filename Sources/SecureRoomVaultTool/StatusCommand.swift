@@ -31,8 +31,12 @@ struct StatusCommand: ParsableCommand {
             } else if let (_, left) = unlocked {
                 print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left.")
                 print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")
+            } else if let explanation = try vaultState(of: keyring.user, try systemConfiguration()).explanation(for: keyring.user) {
+                print("Vault of \(keyring.user): closed. \(explanation)")
+                print("File: \(path)")
             } else {
-                print("Vault of \(keyring.user): locked. Run 'secureroom-vault unlock' to open it.")
+                print("Vault of \(keyring.user): locked (it locks itself vault_timeout after it was unlocked, and when your "
+                      + "last session closes). Run 'secureroom-vault unlock' to open it.")
                 print("File: \(path)")
             }
             if unlocked == nil { throw ExitStatus.locked }

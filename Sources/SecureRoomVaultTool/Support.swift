@@ -34,3 +34,11 @@ func writeOutput(_ bytes: UnsafeRawBufferPointer) throws {
 func systemConfiguration() throws -> SecureRoomCore.Configuration {
     try SecureRoomCore.Configuration.load(arguments: [], reader: ConfigurationFile.read)
 }
+
+/// Where `user`'s vault key stands: read here as root, asked of secureroom-helper
+/// otherwise (the caller's own account only; nothing is counted).
+func vaultState(of user: UserName, _ configuration: Configuration) throws -> VaultState {
+    LocalPINAuthority.isAvailable
+        ? try VaultState.of(user, in: StateStore(configuration: configuration))
+        : try HelperClient(path: configuration.helperPath).vaultState(of: user)
+}

@@ -321,11 +321,75 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["lock"]).status, 0)
         let noKey = try vault(["unlock", "--stdin"], input: "5182\n")
         XCTAssertEqual(noKey.status, 1)
-        XCTAssertTrue(noKey.errorOutput.contains("PIN accepted, but"), noKey.errorOutput)
+        XCTAssertTrue(noKey.errorOutput.contains("Your vault does not open with your current PIN"), noKey.errorOutput)
         XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n5182\n").status, 0)
         XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "pin")
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: "5182\n").status, 0)
         try assertSecret("kept")
+    }
+
+    /// Each state in which a PIN cannot open the vault gets its own words from `status` and
+    /// `unlock` (which then asks for no PIN and counts nothing), and the command each hint
+    /// names is run here and works.
+    func testEveryClosedVaultSaysWhatHappenedAndWhatToRunInstead() throws {
+        try prepare()
+        let restore = "your recovery key brings it back: an administrator runs 'sudo secureroom set daemon --recovery-key' and types it"
+        func expect(_ explanation: String, _ file: StaticString = #filePath, line: UInt = #line) throws {
+            let unlock = try vault(["unlock", "--stdin"], input: pin + "\n")
+            XCTAssertEqual(unlock.status, 1, file: file, line: line)
+            XCTAssertEqual(unlock.errorOutput, "secureroom-vault: \(explanation)\n", file: file, line: line)
+            let status = try vault(["status"])
+            XCTAssertEqual(status.status, 3, file: file, line: line)
+            XCTAssertEqual(status.output.split(separator: "\n").first.map(String.init), "Vault of daemon: closed. \(explanation)",
+                           file: file, line: line)
+            XCTAssertEqual(try sandbox.status(user)["failures"] as? Int ?? 0, 0, "no PIN asked, nothing counted", file: file, line: line)
+        }
+        // No vault yet: the hinted init works.
+        try expect("You have no vault yet: create it with 'secureroom-vault init'.")
+        let recovery = try setUpVault()
+        XCTAssertEqual(try vault(["add", "github"], input: "kept").status, 0)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        let locked = try vault(["status"])
+        XCTAssertEqual(locked.status, 3)
+        XCTAssertTrue(locked.output.hasPrefix("Vault of daemon: locked (it locks itself vault_timeout after it was unlocked, "
+                                              + "and when your last session closes). Run 'secureroom-vault unlock' to open it.\n"),
+                      locked.output)
+
+        // A PIN set without the recovery key: the hinted set --recovery-key brings it back.
+        XCTAssertEqual(try sandbox.cli(["set", user, "--force", "--stdin"], input: "5182\n").status, 0)
+        try expect("Your vault does not open with your current PIN (an administrator set it without your recovery key); \(restore).")
+        XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
+        try assertSecret("kept")
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+
+        // The PIN removed: reset's own hint names a command that exists, and it works.
+        let refused = try sandbox.cli(["reset", user, "--remove-pin"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.errorOutput, "secureroom: daemon has a vault: without the PIN only their recovery key opens it "
+                       + "('secureroom set daemon --recovery-key' gives a new PIN that does); add --force to remove the PIN\n")
+        XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin", "--force"]).status, 0)
+        try expect("Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a new PIN.")
+        XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
+        try assertSecret("kept")
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+
+        // No PIN and no vault at all.
+        XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin", "--force"]).status, 0)
+        try FileManager.default.removeItem(atPath: sandbox.state + "/users/daemon.recovery")
+        try expect("You have no PIN, so there is no vault to open. Create a PIN with 'secureroom enrol', "
+                   + "then a vault with 'secureroom-vault init'.")
+
+        // SecureRoom not set up: the hinted init works.
+        let conf = sandbox.root + "/etc-security/secureroom.conf"
+        let missing = sandbox.root + "/no-state"
+        try sandbox.write(conf, try String(contentsOfFile: conf, encoding: .utf8) + "dir = \(missing)\n", mode: 0o644)
+        let unlock = try vault(["unlock", "--stdin"], input: pin + "\n")
+        XCTAssertEqual(unlock.errorOutput, "secureroom-vault: SecureRoom is not set up on this computer: "
+                       + "an administrator runs 'sudo secureroom init'.\n")
+        XCTAssertEqual(try runProgram(Artifacts.cli, ["init", "--config", conf]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: missing + "/pepper"))
     }
 
     func testWipeAfterErasesTheVaultKeyAndOnlyTheRecoveryKeyBringsItBack() throws {
@@ -343,15 +407,21 @@ final class VaultTests: XCTestCase {
         let credential = try String(contentsOfFile: sandbox.state + "/users/daemon.credential", encoding: .utf8)
         XCTAssertFalse(credential.contains("vault-key"))
 
-        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 1, "the right PIN no longer opens the vault")
+        let erased = try vault(["unlock", "--stdin"], input: pin + "\n")
+        XCTAssertEqual(erased.status, 1, "the right PIN no longer opens the vault")
+        XCTAssertTrue(erased.errorOutput.hasPrefix("secureroom-vault: Your vault key was erased at "), erased.errorOutput)
+        XCTAssertTrue(erased.errorOutput.contains(" after 3 failed PIN attempts (wipe_after); your secrets are kept and your recovery key"),
+                      erased.errorOutput)
         try assertLocked()
         // The next login with the PIN (as root) says what happened, once.
         let told = try sandbox.pam("login", user: user, responses: [pin])
         XCTAssertEqual(told.code, 0, told.process.output)
-        XCTAssertEqual(told.errors.count, 1, told.process.output)
-        XCTAssertTrue(told.errors.first?.hasPrefix("Your SecureRoom vault key was erased at ") == true, "\(told.errors)")
-        XCTAssertTrue(told.errors.first?.contains(" after 3 failed PIN attempts. ") == true, "\(told.errors)")
-        XCTAssertTrue(told.errors.first?.hasSuffix("'secureroom set daemon --recovery-key' and your recovery key.") == true)
+        // (unlock asked for no PIN once the key was gone, so the failures are news too)
+        XCTAssertEqual(told.errors.first, "3 failed PIN attempts since your last login.", told.process.output)
+        XCTAssertEqual(told.errors.count, 2, told.process.output)
+        XCTAssertTrue(told.errors.last?.hasPrefix("Your SecureRoom vault key was erased at ") == true, "\(told.errors)")
+        XCTAssertTrue(told.errors.last?.contains(" after 3 failed PIN attempts. ") == true, "\(told.errors)")
+        XCTAssertTrue(told.errors.last?.hasSuffix("'secureroom set daemon --recovery-key' and your recovery key.") == true)
         XCTAssertEqual(try sandbox.pam("login", user: user, responses: [pin]).errors, [], "told once")
         XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)

@@ -44,6 +44,20 @@ public struct HelperClient: PINAuthority {
         try run(replace ? .enrolReplace : .enrol, for: user, converse: converse) { [try newPIN()] }
     }
 
+    /// Where the caller's own vault key stands (no PIN is asked or counted).
+    public func vaultState(of user: UserName) throws -> VaultState {
+        try checkInstallation()
+        let process = try HelperProcess(path: path, arguments: [HelperProtocol.Request.vaultState.rawValue, user.rawValue],
+                                        timeoutMilliseconds: Self.replyTimeoutMilliseconds)
+        let answer = try process.readLine()
+        let status = process.finish()
+        switch HelperReply(line: Substring(answer.text)) {
+        case .vaultState(let state)? where status == 0: return state
+        case .refused(let reason)?: throw SecureRoomError.helperRefused(reason)
+        default: throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer.text)) with exit status \(status)")
+        }
+    }
+
     private func run(_ request: HelperProtocol.Request, for user: UserName,
                      converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
                      pins: () throws -> [SecretBytes]) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
@@ -88,6 +102,7 @@ public struct HelperClient: PINAuthority {
         case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
         case .denied(let reason): throw SecureRoomError.passwordNotAccepted(reason)
+        case .vaultState: throw SecureRoomError.helperFailed("\(path) answered a vault state to \(request.rawValue)")
         }
     }
 

@@ -3,6 +3,7 @@
 ///     secureroom-helper verify USER        secureroom-helper change USER
 ///     secureroom-helper setup-vault USER   secureroom-helper replace-vault USER
 ///     secureroom-helper enrol USER         secureroom-helper enrol-replace USER
+///     secureroom-helper vault-state USER
 ///
 /// `enrol` first runs the PAM service `secureroom-enrol` for USER (the password, never
 /// the PIN), relaying its conversation as `HelperConversation` lines, each question
@@ -40,6 +41,8 @@ public enum HelperProtocol {
         case enrol
         /// Prove the account's password, then replace the caller's PIN (a forgotten one).
         case enrolReplace = "enrol-replace"
+        /// Where the caller's own vault key stands (`VaultState`); no PIN is read.
+        case vaultState = "vault-state"
     }
 
     /// The helper's exit statuses (documented in README "HELPER" and docs/SECURITY.md §3.2).
@@ -81,6 +84,8 @@ public enum HelperReply {
     case tpm(TPMProblem)
     /// `enrol`: the password was not accepted (PAM's reason); nothing was changed.
     case denied(String)
+    /// `vault-state`: the caller's vault key state.
+    case vaultState(VaultState)
 
     /// The exit status that goes with this reply.
     public var exitStatus: HelperProtocol.ExitStatus {
@@ -94,6 +99,7 @@ public enum HelperReply {
         case .failed: return .failure
         case .tpm: return .tpmUnavailable
         case .denied: return .denied
+        case .vaultState: return .success
         }
     }
 
@@ -114,6 +120,7 @@ public enum HelperReply {
         case .tpm(.otherChip): return "tpm other-chip"
         case .tpm(.failed): return "tpm failed"
         case .denied(let reason): return "denied " + Self.printable(reason)
+        case .vaultState(let state): return "vault-state " + state.words
         }
     }
 
@@ -131,6 +138,7 @@ public enum HelperReply {
         case ("rejected", 2): self = .rejected(Self.printable(rest))
         case ("refused", 2): self = .refused(Self.printable(rest))
         case ("denied", 2): self = .denied(Self.printable(rest))
+        case ("vault-state", 2): guard let state = VaultState(words: rest) else { return nil }; self = .vaultState(state)
         case ("tpm", 2):
             let detail = "reported by secureroom-helper; see the system log"
             switch rest.split(separator: " ") {
@@ -171,7 +179,7 @@ public enum HelperReply {
         }
     }
 
-    static func printable<S: StringProtocol>(_ text: S) -> String {
+    private static func printable<S: StringProtocol>(_ text: S) -> String {
         String(text.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
     }
 }
