@@ -5,7 +5,7 @@
  *                         [--ignore-sigchld] [--conversation MODE] [--reply-hex HEX]
  *                         [--reply-size N] [--at-prompt COMMAND] [--report-io]
  *                         [--report-ids] OP [OP ...]
- *   OP: auth | acct | chauthtok | chauthtok-expired | setcred | open | close
+ *   OP: auth | acct | chauthtok | setcred | open | close
  *
  * Loads the stack DIR/NAME with pam_start_confdir(3) (Linux-PAM >= 1.4), so no file
  * under /etc is used. Without --user, pam_start gets a NULL user and a module must ask
@@ -207,7 +207,7 @@ static int usage(const char *program)
     fprintf(stderr, "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] [--ignore-sigchld]\n"
                     "       [--conversation lines|none|fail|null-array|null-reply] [--reply-hex HEX]\n"
                     "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] [--rhost HOST] OP...\n"
-                    "OP: auth acct chauthtok chauthtok-expired setcred open close, or wait (hold the session: print our pid,\n"
+                    "OP: auth acct chauthtok setcred open close, or wait (hold the session: print our pid,\n"
                     "    then wait for SIGUSR1, as a host such as su holds its session until the shell exits)\n", program);
     return 64;
 }
@@ -292,8 +292,7 @@ int main(int argc, char **argv)
             code = pam_acct_mgmt(pamh, flags);
         else if (strcmp(argv[i], "chauthtok") == 0)
             code = pam_chauthtok(pamh, flags);
-        else if (strcmp(argv[i], "chauthtok-expired") == 0)
-            code = pam_chauthtok(pamh, flags | PAM_CHANGE_EXPIRED_AUTHTOK);
+
         else if (strcmp(argv[i], "setcred") == 0)
             code = pam_setcred(pamh, flags | PAM_ESTABLISH_CRED);
         else if (strcmp(argv[i], "open") == 0)

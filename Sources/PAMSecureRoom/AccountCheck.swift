@@ -1,11 +1,13 @@
 import CSecureRoomPAM
 import SecureRoomCore
 
-/// The `account` group. PAM_NEW_AUTHTOK_REQD when `auth` just accepted a PIN that must
-/// be changed (`secureroom set --expire`): the application then runs the `password`
-/// group, where `PINChange` asks for the new PIN. With `only_expired` that is all it
-/// does (PAM_IGNORE otherwise, without reading the state: the line the pam-auth-update
-/// profile adds). Otherwise: PAM_IGNORE for users without a PIN (and root without
+/// The `account` group. When `auth` just accepted a PIN that must be changed
+/// (`secureroom set --expire`), the new PIN is asked for here (`replaceExpiredPIN`):
+/// PAM_SUCCESS once it is set, PAM_PERM_DENIED if none is. Not PAM_NEW_AUTHTOK_REQD:
+/// the application would then run `common-password`, where pam_unix asks to change the
+/// password, expired or not (docs/DESIGN.md §12). With `only_expired` that is all it does
+/// (PAM_IGNORE otherwise, without reading anything: the line the pam-auth-update profile
+/// adds). Otherwise: PAM_IGNORE for users without a PIN (and root without
 /// even_deny_root), PAM_SUCCESS when the PIN is usable now, PAM_MAXTRIES while it is
 /// delayed or disabled, PAM_AUTHINFO_UNAVAIL when the state cannot be trusted.
 /// It never denies an account that authenticated by other means: stack it with
@@ -17,11 +19,7 @@ struct AccountCheck {
 
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
-        if call.pam.hasFlag(.pinExpired) {
-            call.tell("Your PIN has expired and must be changed now.")
-            call.pam.log(LOG_NOTICE, "PIN of \(call.currentUser.map(UserName.quoted) ?? "?") must be changed (expired by an administrator)")
-            return PAM_NEW_AUTHTOK_REQD
-        }
+        if call.pam.hasFlag(.pinExpired) { return try replaceExpiredPIN() }
         guard !call.configuration.onlyExpired, LocalPINAuthority.isAvailable,
               !call.ignoresRemoteTransaction() else { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
@@ -29,5 +27,33 @@ struct AccountCheck {
               let status = try PINVerifier(store: call.store).status(of: user)
         else { return PAM_IGNORE }
         return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES
+    }
+}
+
+extension AccountCheck {
+    /// The PIN just used in this transaction must be changed: it was proven moments ago,
+    /// so only the new one is asked (twice, up to three tries); the vault key that PIN
+    /// unlocked is wrapped under the new one. Written only if the credential is still the
+    /// one used. Without a new PIN the login is refused (PAM_PERM_DENIED).
+    func replaceExpiredPIN() throws -> Int32 {
+        let (user, _) = try call.resolveUser()
+        guard let credential = try call.store.credential(for: user), credential.mustChange != nil else {
+            call.pam.clearFlag(.pinExpired)
+            return PAM_IGNORE
+        }
+        let vaultKey = call.pam.peekVaultKey(for: user)
+        guard credential.vaultKey == nil || vaultKey != nil else {
+            throw ModuleResult(code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: its vault key was not unlocked in this transaction")
+        }
+        call.tell("Your PIN has expired and must be changed now.")
+        guard let new = try NewPINEntry(call: call).read(tries: 3) else {
+            throw ModuleResult(code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
+                               priority: LOG_NOTICE)
+        }
+        try Enrollment(store: call.store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
+        call.pam.clearFlag(.pinExpired)
+        call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")
+        call.inform("PIN changed.")
+        return PAM_SUCCESS
     }
 }

@@ -63,7 +63,7 @@ struct Authentication {
             if let before { try tellAboutEarlierFailures(of: user, before: before) }
             if LocalPINAuthority.isAvailable {
                 try tellAboutAnErasedVault(of: user)
-                // `account` answers PAM_NEW_AUTHTOK_REQD, `password` asks for the new PIN.
+                // `account` asks for the new PIN right after this (AccountCheck).
                 if try call.store.credential(for: user)?.mustChange != nil { call.pam.setFlag(.pinExpired) }
             }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).

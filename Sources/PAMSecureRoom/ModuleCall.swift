@@ -25,6 +25,9 @@ struct ModuleCall {
         if let argv {
             for index in 0..<Int(max(argc, 0)) { if let arg = argv[index] { arguments.append(String(cString: arg)) } }
         }
+        // `only_expired` lines (the profile's account line) act only on the mark `auth`
+        // leaves for a PIN that must be changed: otherwise nothing is read, not even options.
+        if arguments.contains("only_expired") && !pam.hasFlag(.pinExpired) { return PAM_IGNORE }
         var call: ModuleCall?
         do {
             let configuration = try Configuration.load(arguments: arguments, reader: ConfigurationFile.read)

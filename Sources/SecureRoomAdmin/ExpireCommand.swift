@@ -8,9 +8,9 @@ struct ExpireCommand: ParsableCommand {
         commandName: "expire",
         abstract: "Make a user's PIN one that must be changed at its next use (root only).",
         discussion: """
-        The PIN keeps working once more: at the next PIN login the account group answers \
-        PAM_NEW_AUTHTOK_REQD and login, su and sudo ask for a new PIN (the pam-auth-update \
-        profile's account and password lines; see pam/README.md). 'secureroom set --expire' \
+        The PIN keeps working once more: right after the next PIN login the account step \
+        asks for a new PIN, and refuses the login without one (the pam-auth-update \
+        profile's account line, only_expired; see pam/README.md). 'secureroom set --expire' \
         sets a new PIN with the same mark. 'status' shows it as must_change.
         """)
 

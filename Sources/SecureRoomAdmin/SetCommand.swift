@@ -22,9 +22,9 @@ struct SetCommand: ParsableCommand {
         line). Without it, set refuses unless --force: the vault then stays closed to the \
         new PIN, and the recovery key can still restore it later.
 
-        --expire hands out a temporary PIN: at its first use the account group answers \
-        PAM_NEW_AUTHTOK_REQD and login, su and sudo ask the user for a new PIN (the \
-        pam-auth-update profile's account and password lines; see pam/README.md).
+        --expire hands out a temporary PIN: right after its first use the account step \
+        asks the user for a new PIN, and refuses the login without one (the \
+        pam-auth-update profile's account line, only_expired; see pam/README.md).
         """)
 
     @Argument(help: "The account to enrol.")

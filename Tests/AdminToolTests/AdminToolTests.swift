@@ -11,7 +11,7 @@ final class AdminToolTests: XCTestCase {
             []: ["init", "set", "change", "reset", "status", "policy", "tune", "EXIT STATUS", "/etc/security/secureroom.conf",
                  "ANY USER (THEIR OWN PIN) SUBCOMMANDS:", "ROOT ONLY SUBCOMMANDS:", "enrol", "expire"],
             ["enrol"]: ["--replace", "--stdin", "secureroom-enrol", "enrol_vault", "enrol_group", "secureroom change"],
-            ["expire"]: ["<user>", "PAM_NEW_AUTHTOK_REQD", "must_change", "--dir"],
+            ["expire"]: ["<user>", "refuses the login", "must_change", "--dir"],
             ["tune"]: ["--target-ms", "--max-memory", "--lanes", "RFC 9106", "argon2_memory="],
             ["init"]: ["--dir", "--config", "pepper", "0700"],
             ["set"]: ["<user>", "--stdin", "--allow-weak", "--dir", "blocklist", "--expire"],

@@ -119,35 +119,33 @@ final class EnrolmentTests: XCTestCase {
         let set = try sandbox.cli(["set", user, "--stdin", "--expire"], input: "5291\n")
         XCTAssertEqual(set.status, 0, set.errorOutput)
         XCTAssertNotNil(try sandbox.status(user)["must_change"] as? String)
-        // The profile's lines: PIN first, account and password with only_expired.
+        // The profile's lines: the PIN first, then the account line with only_expired.
         try sandbox.service("login", [
             "auth [success=done default=ignore] MODULE STATE",
             "auth required pam_permit.so",
-            "account [success=ok new_authtok_reqd=done default=ignore] MODULE STATE only_expired",
             "account required pam_permit.so",
-            "password [success=done default=ignore] MODULE STATE only_expired",
-            "password required pam_deny.so",
+            "account [success=ok ignore=ignore default=die] MODULE STATE only_expired",
         ])
         try sandbox.probeService()
         // With the password (here: pam_permit) nothing is asked of the PIN.
         let byPassword = try sandbox.pam("login", user: user, responses: [""], operations: ["auth", "acct"])
         XCTAssertEqual(byPassword.results.last?.hasPrefix("acct: 0 "), true, "\(byPassword.results)")
+        XCTAssertEqual(byPassword.prompts, ["PIN: "])
 
-        let login = try sandbox.pam("login", user: user, responses: ["5291", "1234", "6028", "6028"],
-                                    operations: ["auth", "acct", "chauthtok-expired"])
-        XCTAssertEqual(login.results.map { String($0.prefix(while: { $0 != " " })) + " " + String($0.split(separator: " ")[1]) },
-                       ["auth: 0", "acct: 12", "chauthtok-expired: 0"], "\(login.results)")
+        let login = try sandbox.pam("login", user: user, responses: ["5291", "1234", "6028", "6028"], operations: ["auth", "acct"])
+        XCTAssertEqual(login.code, PAMCode.success, "\(login.results)")
         XCTAssertEqual(login.prompts, ["PIN: ", "New PIN: ", "New PIN: ", "Retype new PIN: "])
         XCTAssertEqual(login.errors.first, "Your PIN has expired and must be changed now.")
+        XCTAssertEqual(login.infos.last, "PIN changed.")
         XCTAssertNil(try sandbox.status(user)["must_change"] as? String)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["5291"]).code, PAMCode.authError, "the handed-out PIN is gone")
 
-        // `expire` marks an existing PIN; without the change the mark stays.
+        // `expire` marks an existing PIN; a login that does not replace it is refused, and
+        // the mark stays.
         XCTAssertEqual(try sandbox.cli(["expire", user]).status, 0)
-        let abandoned = try sandbox.pam("login", user: user, responses: ["6028", "1111", "1111", "1111"],
-                                        operations: ["auth", "acct", "chauthtok-expired"])
-        XCTAssertEqual(abandoned.code, PAMCode.authTokenError)
+        let abandoned = try sandbox.pam("login", user: user, responses: ["6028", "1111", "1111", "1111"], operations: ["auth", "acct"])
+        XCTAssertEqual(abandoned.code, PAMCode.permissionDenied)
         XCTAssertNotNil(try sandbox.status(user)["must_change"] as? String)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success, "the PIN itself is unchanged")
     }

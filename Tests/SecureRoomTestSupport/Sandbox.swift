@@ -172,5 +172,4 @@ public enum PAMCode {
     public static let credentialExpired: Int32 = 16 // pam_debug's marker: the module returned PAM_IGNORE
     public static let conversationError: Int32 = 19
     public static let authTokenError: Int32 = 20
-    public static let newAuthTokenRequired: Int32 = 12
 }

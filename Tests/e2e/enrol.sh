@@ -21,7 +21,8 @@
 #     accepted, the PIN stored, the user's shell started;
 #   * expiring PINs: after `secureroom set USER --stdin --expire` (status must_change set),
 #     su with that PIN says "Your PIN has expired and must be changed now.", asks "New
-#     PIN:"/"Retype new PIN:" only (not the old PIN, not the password), succeeds; then
+#     PIN:"/"Retype new PIN:" only (not the old PIN, not the password) in the account
+#     step, succeeds; then
 #     must_change is null and the new PIN works at the next su;
 #   * `secureroom enrol` run by the user: a wrong password is refused ("password not
 #     accepted ... nothing was changed", exit 1), nothing enrolled and SecureRoom's own
@@ -44,7 +45,7 @@
 #   uids 4270-4275), /etc/sudoers, /etc/pam.d (su, sudo and login rewritten from the
 #   originals: the PIN line `auth [success=done default=ignore]` before
 #   `@include common-auth`, `auth optional ... enrol=offer` after it, the `only_expired`
-#   account and password lines before common-account/common-password; login without
+#   account line after common-account, as the secureroom profile has it; login without
 #   pam_motd, which would write /run/motd.dynamic; secureroom-enrol = pam/secureroom-enrol),
 #   /etc/security (its secureroom.conf: dir=STATE, tpm off, cheap argon2, helper= the
 #   setuid copy) and the login records; tmpfs over sudo's timestamp dirs. The helper is
@@ -189,9 +190,8 @@ setup_namespace() {
 
 # write_service SERVICE [DROP_RE]: $T/pam.d/SERVICE from the original /etc/pam.d/SERVICE:
 # the PIN line before `@include common-auth` and the enrolment offer after it; the
-# only_expired account and password lines before common-account and common-password
-# (common-password appended if the service has none: su and sudo do not). Lines
-# matching DROP_RE are left out.
+# only_expired account line after common-account, as the secureroom profile puts it.
+# Lines matching DROP_RE are left out.
 write_service() {
     local svc=$1 drop=${2:-}
     awk -v m="$MODULE" -v drop="$drop" -v svc="$svc" '
@@ -201,14 +201,9 @@ write_service() {
             print "auth [success=done default=ignore] " m " nodelay"; print
             print "auth optional " m " enrol=offer"; auth = 1; next }
         /^@include[ \t]+common-account([ \t]|$)/ {
-            print "account [success=ok new_authtok_reqd=done default=ignore] " m " only_expired"; print; next }
-        /^@include[ \t]+common-password([ \t]|$)/ {
-            print "password [success=done default=ignore] " m " only_expired"; print; pw = 1; next }
+            print; print "account [success=ok ignore=ignore default=die] " m " only_expired"; next }
         { print }
-        END {
-            if (!pw) { print "password [success=done default=ignore] " m " only_expired"; print "@include common-password" }
-            if (!auth) exit 1
-        }' "/etc/pam.d/$svc" > "$T/pam.d/$svc" || die "/etc/pam.d/$svc has no '@include common-auth'"
+        END { if (!auth) exit 1 }' "/etc/pam.d/$svc" > "$T/pam.d/$svc" || die "/etc/pam.d/$svc has no '@include common-auth'"
 }
 
 # ---- tmux driving (the rest is in lib.sh) ----------------------------------------------

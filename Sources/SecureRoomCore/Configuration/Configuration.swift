@@ -95,8 +95,8 @@ public struct Configuration: Sendable {
     public var enrolGroup: String?
     /// A PIN created by its user also gets a vault key and a recovery key (`enrol_vault`).
     public var enrolVault = false
-    /// In `account` and `password`: act only on a PIN that must be changed and was just
-    /// used in this transaction; PAM_IGNORE otherwise, with no state read (`only_expired`).
+    /// On an `account` line: act only on a PIN that must be changed and was just used in
+    /// this transaction; PAM_IGNORE otherwise, with nothing read (`only_expired`).
     public var onlyExpired = false
 
     /// Bind new PINs to the TPM (`tpm=off|auto|required`); bound PINs need it whatever this says.
