@@ -1,0 +1,329 @@
+#!/usr/bin/env bash
+# Tests/package/cycle.sh — the Debian packages through install, use, upgrade, remove and
+# purge, in a throwaway Debian 12 root.
+#
+# What it proves
+#   * `apt install ./*.deb` installs libpam-secureroom and secureroom; the postinst made
+#     the state (pepper) and /run/secureroom, registered the pam-auth-update profiles
+#     and enabled none of them; the module is in the multiarch PAM directory and the
+#     helper is setuid root;
+#   * a user with a real password (chpasswd), `pam-auth-update --enable secureroom`
+#     (after which chpasswd must still change passwords: common-password has the
+#     profile's line too), `secureroom set USER`, then `pamtester login USER
+#     authenticate` with only the PIN typed on stdin succeeds (the password is never
+#     given), and a wrong PIN alone does not;
+#   * the upgrade to the same packages built with a higher version (scripts/package
+#     --version) keeps the pepper byte for byte (never re-initialised), the profile
+#     enabled, and the PIN working;
+#   * `apt remove`: no file in /etc/pam.d names pam_secureroom on a non-comment line
+#     but secureroom's own /etc/pam.d/secureroom-vault, a conffile that dpkg keeps until
+#     purge like every conffile (its program is gone with the package); common-* are
+#     back to Debian's; the password authenticates through pamtester; the state and
+#     /etc/security/secureroom.conf are kept;
+#   * `apt purge`: no /var/lib/secureroom, no /run/secureroom, no
+#     /etc/security/secureroom.conf, no /etc/pam.d/secureroom-*, nothing of ours known
+#     to dpkg (dpkg -l, dpkg -S) and no file named *secureroom* or *pam_secureroom* left
+#     on disk.
+#
+# How
+#   The root is made by mmdebstrap (bookworm, variant apt, with libpam-runtime,
+#   pamtester, passwd, login and the libraries the packages depend on, so apt needs no
+#   network afterwards) and cached as .build/package-root.tar (its package list beside
+#   it in .build/package-root.list; a different list makes it again). The tarball is
+#   unpacked in a temporary directory; the script then re-executes itself in a private
+#   mount namespace (unshare --mount --propagation private), mounts /proc and binds a
+#   few device nodes (/dev/null, zero, full, random, urandom, tty: not the host's /dev,
+#   so no host TPM is ever seen) into the root, and runs everything there with chroot.
+#   Nothing is mounted outside that namespace; the root is deleted at exit (after
+#   checking nothing is mounted under it).
+#
+# Usage (root):  Tests/package/cycle.sh [DIST [UPGRADE_DIST]]
+#   DIST          the packages to install (default dist/, from scripts/package)
+#   UPGRADE_DIST  the same packages with a higher version (default .build/package/upgrade,
+#                 from scripts/package --version V --out .build/package/upgrade)
+#   SR_CYCLE_MIRROR  the Debian mirror for mmdebstrap (default http://deb.debian.org/debian)
+#
+# Output is TAP-like ("ok N - ...", "not ok N - ..."), ending with "N passed, M failed".
+# Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools or
+# packages).
+set -euo pipefail
+
+TEST_USER=srcycle
+PASSWORD='Cycle-pw-4711'
+PIN=6193
+WRONG_PIN=3820
+PATH_IN_ROOT=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+if [ "${1:-}" = --inner ]; then
+  inner=1 root=$2 debs=$3 upgrade=$4
+else
+  inner=0
+fi
+
+# ---------------------------------------------------------------------------- outer run
+if [ "$inner" -eq 0 ]; then
+  cd "$(dirname "$0")/../.."
+  repo=$PWD
+  started=$SECONDS
+  [ "$(id -u)" -eq 0 ] || { echo "cycle: run as root (chroot, mount namespace)" >&2; exit 2; }
+  for tool in mmdebstrap unshare chroot dpkg-deb findmnt; do
+    command -v "$tool" >/dev/null || { echo "cycle: $tool is missing (scripts/setup)" >&2; exit 2; }
+  done
+  dist=${1:-dist} upgrade_dist=${2:-.build/package/upgrade}
+  # pick DIR PACKAGE: the one PACKAGE_*.deb in DIR.
+  pick() {
+    local found=("$1/$2"_*.deb)
+    if [ ! -f "${found[0]}" ] || [ ${#found[@]} -ne 1 ]; then
+      echo "cycle: expected exactly one $1/$2_*.deb (build them with scripts/package)" >&2
+      exit 2
+    fi
+    echo "${found[0]}"
+  }
+  v1=("$(pick "$dist" libpam-secureroom)" "$(pick "$dist" secureroom)")
+  v2=("$(pick "$upgrade_dist" libpam-secureroom)" "$(pick "$upgrade_dist" secureroom)")
+  version1=$(dpkg-deb -f "${v1[0]}" Version) version2=$(dpkg-deb -f "${v2[0]}" Version)
+  if ! dpkg --compare-versions "$version2" gt "$version1"; then
+    echo "cycle: the upgrade packages ($version2) are not newer than $version1" >&2
+    exit 2
+  fi
+
+  # The root's packages: the tools of the test and every dependency of ours that is
+  # not ours (first alternative, no version), so installing needs no network.
+  includes=(libpam-runtime pamtester passwd login)
+  for deb in "${v1[@]}" "${v2[@]}"; do
+    while read -r name; do
+      case $name in libpam-secureroom | secureroom | "") ;; *) includes+=("$name") ;; esac
+    done < <(dpkg-deb -f "$deb" Depends Pre-Depends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' \
+               | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g')
+  done
+  list=$(printf '%s\n' "${includes[@]}" | sort -u | paste -sd, -)
+  mkdir -p .build
+  tarball=$repo/.build/package-root.tar
+  if [ -f "$tarball" ] && [ "$(cat "$tarball.list" 2>/dev/null)" = "$list" ]; then
+    echo "# root: $tarball (cached)"
+  else
+    echo "# root: mmdebstrap bookworm (variant apt) with $list"
+    mirror=${SR_CYCLE_MIRROR:-http://deb.debian.org/debian}
+    rm -f "$tarball" "$tarball.list"
+    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$list" bookworm \
+         "$tarball.tmp" "$mirror" >&2; then
+      rm -rf "$tarball.tmp"
+      echo "cycle: mmdebstrap failed" >&2
+      exit 2
+    fi
+    mv "$tarball.tmp" "$tarball"
+    echo "$list" >"$tarball.list"
+  fi
+
+  root=$(mktemp -d /tmp/secureroom-cycle.XXXXXX)
+  cleanup() {
+    if findmnt -rn -o TARGET | grep -q "^$root"; then
+      echo "cycle: something is still mounted under $root; not deleting it" >&2
+      return
+    fi
+    rm -rf --one-file-system "$root"
+  }
+  trap cleanup EXIT
+  # Not the tarball's device nodes: the inner run binds the few it needs from the host.
+  tar -C "$root" --exclude='./dev/*' -xf "$tarball"
+  chmod 0755 "$root"   # mktemp's 0700 would keep every user of the root (_apt too) out
+  mkdir -p "$root/tmp/secureroom-debs/v1" "$root/tmp/secureroom-debs/v2"
+  cp "${v1[@]}" "$root/tmp/secureroom-debs/v1/"
+  cp "${v2[@]}" "$root/tmp/secureroom-debs/v2/"
+  echo "# installing $version1, upgrading to $version2"
+  set +e
+  unshare --mount --propagation private "$0" --inner "$root" "$version1" "$version2"
+  status=$?
+  set -e
+  echo "# duration: $(( SECONDS - started )) s"
+  exit "$status"
+fi
+
+# ---------------------------------------------------------------------------- inner run
+version1=$debs version2=$upgrade
+mount -t proc proc "$root/proc"
+for node in null zero full random urandom tty; do
+  [ -e "$root/dev/$node" ] || touch "$root/dev/$node"
+  mount --bind "/dev/$node" "$root/dev/$node"
+done
+# apt and dpkg want a few things of a system; nothing here starts a service.
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 0755 "$root/usr/sbin/policy-rc.d"
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+number=0 passed=0 failed=0
+
+# in_root COMMAND...: run in the root with a clean environment.
+in_root() {
+  chroot "$root" /usr/bin/env -i PATH=$PATH_IN_ROOT HOME=/root LC_ALL=C.UTF-8 \
+    DEBIAN_FRONTEND=noninteractive "$@"
+}
+# check DESCRIPTION COMMAND...: one test; the command's output goes to the log and is
+# shown (as # lines) when it fails.
+check() {
+  local description=$1
+  shift
+  number=$(( number + 1 ))
+  if "$@" >"$log" 2>&1; then
+    passed=$(( passed + 1 ))
+    echo "ok $number - $description"
+  else
+    failed=$(( failed + 1 ))
+    echo "not ok $number - $description"
+    sed 's/^/#   /' "$log" | tail -n 30
+  fi
+}
+# The commands of the checks (each returns non-zero and says why on failure).
+apt_install() { in_root sh -c "cd /tmp/secureroom-debs && apt-get install -y --no-install-recommends $1"; }
+package_state() {
+  local state
+  state=$(in_root dpkg-query -W -f='${db:Status-Abbrev}${Version}' "$1" 2>/dev/null || echo absent)
+  echo "$1: $state"
+  [ "$state" = "$2" ]
+}
+both_installed() { package_state libpam-secureroom "ii $1" && package_state secureroom "ii $1"; }
+both_config_files() { package_state libpam-secureroom "rc $version2" && package_state secureroom "rc $version2"; }
+both_gone() {
+  local package line
+  for package in libpam-secureroom secureroom; do
+    line=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' "$package" 2>/dev/null || true)
+    echo "$package: '${line}'"
+    case $line in "" | "un "*) ;; *) return 1 ;; esac
+  done
+}
+file_is() {  # file_is PATH TYPE "MODE OWNER:GROUP"
+  local got
+  got=$(in_root stat -c '%F %a %U:%G' "$1" 2>&1) || { echo "$1: $got"; return 1; }
+  echo "$1: $got (expected $2 $3)"
+  [ "$got" = "$2 $3" ]
+}
+absent() {
+  local path bad=0
+  for path in "$@"; do
+    if [ -e "$root$path" ] || [ -L "$root$path" ]; then echo "still there: $path"; bad=1; fi
+  done
+  return "$bad"
+}
+present() {
+  local path bad=0
+  for path in "$@"; do
+    if [ ! -e "$root$path" ]; then echo "missing: $path"; bad=1; fi
+  done
+  return "$bad"
+}
+# pam_users: files in /etc/pam.d with a non-comment line naming pam_secureroom.
+pam_users() {
+  grep -lE '^[[:space:]]*[^#[:space:]].*pam_secureroom' "$root"/etc/pam.d/* 2>/dev/null \
+    | sed "s|^$root||" || true
+}
+common_use_module() { grep -qsE '^[^#]*pam_secureroom' "$root"/etc/pam.d/common-*; }
+no_module_in_common() {
+  if common_use_module; then grep -HE '^[^#]*pam_secureroom' "$root"/etc/pam.d/common-*; return 1; fi
+}
+only_vault_service_names_module() {
+  local users; users=$(pam_users)
+  echo "files naming pam_secureroom: ${users:-none}"
+  [ -z "$users" ] || [ "$users" = /etc/pam.d/secureroom-vault ]
+}
+vault_service_is_kept_conffile() {
+  local conffiles; conffiles=$(in_root dpkg-query -W -f='${Conffiles}\n' secureroom)
+  echo "conffiles of secureroom: $conffiles"
+  grep -q '^ /etc/pam.d/secureroom-vault ' <<<"$conffiles"
+}
+state_initialised() {
+  file_is /var/lib/secureroom directory "700 root:root" &&
+    file_is /var/lib/secureroom/pepper "regular file" "600 root:root"
+}
+enable_profile() {
+  in_root pam-auth-update --enable secureroom && grep -E '^[^#]*pam_secureroom' "$root/etc/pam.d/common-auth"
+}
+make_user() { in_root useradd -m -s /bin/sh "$TEST_USER" && set_password; }
+set_password() { printf '%s:%s\n' "$TEST_USER" "$PASSWORD" | in_root chpasswd; }
+set_pin() { printf '%s\n' "$PIN" | in_root secureroom set "$TEST_USER" --stdin; }
+# authenticate ANSWER: pamtester's login service with ANSWER as the only line on stdin.
+authenticate() {
+  printf '%s\n' "$1" | in_root pamtester login "$TEST_USER" authenticate
+}
+refused() { ! authenticate "$1"; }
+pepper_digest() { in_root sha256sum /var/lib/secureroom/pepper | cut -d' ' -f1; }
+same_pepper() {
+  local now; now=$(pepper_digest)
+  echo "pepper before: $pepper_before, after: $now"
+  [ -n "$now" ] && [ "$now" = "$pepper_before" ]
+}
+enrolled() { in_root secureroom status "$TEST_USER"; }
+no_profile_enabled() {
+  if common_use_module; then grep -HE 'pam_secureroom' "$root"/etc/pam.d/common-*; return 1; fi
+  ls "$root"/usr/share/pam-configs/secureroom "$root"/usr/share/pam-configs/secureroom-authsucc \
+     "$root"/usr/share/pam-configs/secureroom-enrol
+}
+nothing_in_dpkg() {
+  local out
+  if out=$(in_root dpkg -S secureroom 2>&1); then echo "$out"; return 1; fi
+  echo "dpkg -S secureroom: $out"
+  ! in_root dpkg -l | grep -E '^[a-z]{2} +(libpam-)?secureroom '
+}
+nothing_on_disk() {
+  local found
+  found=$(in_root find / -xdev \( -path /proc -o -path /tmp/secureroom-debs \) -prune -o \
+            \( -iname '*secureroom*' -o -iname '*pam_secureroom*' \) -print)
+  echo "found: ${found:-nothing}"
+  [ -z "$found" ] || return 1
+  if grep -rlI secureroom "$root"/etc 2>/dev/null; then return 1; fi
+}
+
+# The root has the host's architecture (mmdebstrap's default).
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+module=/usr/lib/$multiarch/security/pam_secureroom.so
+
+echo "# install $version1"
+check "apt installs libpam-secureroom and secureroom $version1" apt_install "./v1/*.deb"
+check "both packages are installed at $version1" both_installed "$version1"
+check "postinst initialised the state: /var/lib/secureroom (0700 root), its pepper (0600 root)" state_initialised
+check "postinst made /run/secureroom (0755 root)" file_is /run/secureroom directory "755 root:root"
+check "the module is $module (0644 root)" file_is "$module" "regular file" "644 root:root"
+check "the helper is /usr/sbin/secureroom-helper, setuid root (4755)" file_is /usr/sbin/secureroom-helper "regular file" "4755 root:root"
+check "the tools are /usr/bin/secureroom and /usr/bin/secureroom-vault" present /usr/bin/secureroom /usr/bin/secureroom-vault /etc/pam.d/secureroom-vault /etc/pam.d/secureroom-enrol /etc/security/secureroom.conf /usr/lib/tmpfiles.d/secureroom.conf
+check "the profiles are registered and none is enabled (Default: no)" no_profile_enabled
+check "the configuration loads (secureroom policy show)" in_root secureroom policy show
+
+echo "# use"
+check "a user with a real password (useradd, chpasswd)" make_user
+check "pam-auth-update --enable secureroom puts the module in common-auth" enable_profile
+check "chpasswd still changes passwords with the profile enabled (common-password)" set_password
+check "secureroom set $TEST_USER --stdin" set_pin
+check "the PIN alone authenticates through pamtester login" authenticate "$PIN"
+check "a wrong PIN alone does not" refused "$WRONG_PIN"
+pepper_before=$(pepper_digest)
+
+echo "# upgrade to $version2"
+check "apt upgrades both packages to $version2" apt_install "./v2/*.deb"
+check "both packages are installed at $version2" both_installed "$version2"
+check "the pepper is unchanged (not re-initialised)" same_pepper
+check "the profile is still enabled in common-auth" common_use_module
+check "$TEST_USER is still enrolled (secureroom status)" enrolled
+check "the PIN still authenticates through pamtester login" authenticate "$PIN"
+
+echo "# remove"
+check "apt remove libpam-secureroom secureroom" in_root apt-get remove -y libpam-secureroom secureroom
+check "both packages are removed, their conffiles kept (rc)" both_config_files
+check "common-* no longer name pam_secureroom" no_module_in_common
+check "no file in /etc/pam.d names pam_secureroom but secureroom's kept conffile secureroom-vault" only_vault_service_names_module
+check "that file is a conffile of secureroom, deleted at purge" vault_service_is_kept_conffile
+check "the module, the helper and the tools are gone" absent "$module" /usr/sbin/secureroom-helper /usr/bin/secureroom /usr/bin/secureroom-vault /usr/share/pam-configs/secureroom
+check "remove keeps the state and the configuration" present /var/lib/secureroom/pepper /etc/security/secureroom.conf
+check "the password authenticates through pamtester login" authenticate "$PASSWORD"
+check "the PIN no longer does" refused "$PIN"
+
+echo "# purge"
+check "apt purge libpam-secureroom secureroom" in_root apt-get purge -y libpam-secureroom secureroom
+check "dpkg knows neither package" both_gone
+check "no /var/lib/secureroom, /run/secureroom, /etc/security/secureroom.conf, /etc/pam.d/secureroom-*" \
+  absent /var/lib/secureroom /run/secureroom /etc/security/secureroom.conf /etc/pam.d/secureroom-vault /etc/pam.d/secureroom-enrol
+check "nothing of ours in dpkg -S or dpkg -l" nothing_in_dpkg
+check "nothing named *secureroom* on disk, nothing in /etc mentions it" nothing_on_disk
+check "the password still authenticates" authenticate "$PASSWORD"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
