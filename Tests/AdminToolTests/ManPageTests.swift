@@ -107,6 +107,23 @@ final class ManPageTests: XCTestCase {
                       expected: ["init", "add", "import", "get", "list", "remove", "rename", "status", "unlock", "lock"])
     }
 
+    /// The exit statuses `--help` lists ("  N   text" under EXIT STATUS) are the ones the
+    /// page's EXIT STATUS section lists (`*N*` entries), no more and no fewer.
+    func testExitStatusesMatchBetweenHelpAndPage() throws {
+        for (tool, name) in [(Artifacts.cli, "secureroom.8"), (Artifacts.vault, "secureroom-vault.1")] {
+            let text = try help(tool, [])
+            let helped = text.components(separatedBy: "EXIT STATUS\n").dropFirst().first?
+                .split(separator: "\n").prefix { $0.hasPrefix("  ") }
+                .compactMap { $0.split(separator: " ").first.map(String.init) } ?? []
+            let section = try page(name).components(separatedBy: "# EXIT STATUS\n").dropFirst().first?
+                .components(separatedBy: "\n# ").first ?? ""
+            let documented = section.split(separator: "\n").filter { $0.hasPrefix("*") && $0.hasSuffix("*") }
+                .map { String($0.dropFirst().dropLast()) }
+            XCTAssertFalse(helped.isEmpty, "\(tool) --help lists no exit status")
+            XCTAssertEqual(Set(helped), Set(documented), "\(name) against \(tool) --help")
+        }
+    }
+
     func testHelperPageNamesEveryRequest() throws {
         let text = try page("secureroom-helper.8")
         for request in ["verify", "change", "setup-vault", "replace-vault", "enrol", "enrol-replace", "vault-state"] {
