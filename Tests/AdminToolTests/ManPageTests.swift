@@ -4,7 +4,7 @@ import XCTest
 
 /// The man pages (man/*.scd): they render and pass mandoc's lint, the configuration pages
 /// name every key the parser knows, and the tools' pages name every subcommand and every
-/// long option their --help prints.
+/// long option their --help prints, and the exit statuses --help lists.
 final class ManPageTests: XCTestCase {
     private func page(_ name: String) throws -> String {
         try String(contentsOfFile: Artifacts.root + "/man/" + name + ".scd", encoding: .utf8)
