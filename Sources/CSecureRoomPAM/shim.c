@@ -38,10 +38,8 @@ int sr_pam_info(pam_handle_t *pamh, const char *message) { return pam_info(pamh,
 
 /* The stashed vault key: the user it belongs to and the key, in one mlock'd block owned
  * by libpam's data list, wiped by the cleanup (at pam_end, or when replaced or dropped). */
-#define SR_VAULT_KEY_DATA "pam_secureroom_vault_key"
-struct sr_vault_key { size_t length; char user[64]; unsigned char bytes[]; };
-static void sr_vault_key_cleanup(pam_handle_t *pamh, void *data, int status) { (void)pamh; (void)status; struct sr_vault_key *key = data; size_t size = sizeof *key + key->length; explicit_bzero(key, size); munlock(key, size); free(key); }
-/* pam_set_data owns the block only when it succeeds: otherwise the key is wiped here. */
-int sr_pam_stash_vault_key(pam_handle_t *pamh, const char *user, const unsigned char *bytes, size_t length) { if (strlen(user) >= sizeof ((struct sr_vault_key *)0)->user) return PAM_BUF_ERR; struct sr_vault_key *key = calloc(1, sizeof *key + length); if (!key) return PAM_BUF_ERR; mlock(key, sizeof *key + length); key->length = length; strcpy(key->user, user); memcpy(key->bytes, bytes, length); int code = pam_set_data(pamh, SR_VAULT_KEY_DATA, key, sr_vault_key_cleanup); if (code != PAM_SUCCESS) sr_vault_key_cleanup(pamh, key, code); return code; }
-const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user, size_t *length) { const void *data = NULL; if (pam_get_data(pamh, SR_VAULT_KEY_DATA, &data) != PAM_SUCCESS || !data) return NULL; const struct sr_vault_key *key = data; if (strcmp(key->user, user) != 0) return NULL; *length = key->length; return key->bytes; }
-void sr_pam_drop_vault_key(pam_handle_t *pamh) { pam_set_data(pamh, SR_VAULT_KEY_DATA, NULL, NULL); }
+struct sr_stash { size_t length; char user[64]; unsigned char bytes[]; };
+static void sr_stash_cleanup(pam_handle_t *pamh, void *data, int status) { (void)pamh; (void)status; struct sr_stash *stash = data; size_t size = sizeof *stash + stash->length; explicit_bzero(stash, size); munlock(stash, size); free(stash); }
+int sr_pam_stash(pam_handle_t *pamh, const char *name, const char *user, const unsigned char *bytes, size_t length) { if (strlen(user) >= sizeof ((struct sr_stash *)0)->user) return PAM_BUF_ERR; struct sr_stash *stash = calloc(1, sizeof *stash + length); if (!stash) return PAM_BUF_ERR; mlock(stash, sizeof *stash + length); stash->length = length; strcpy(stash->user, user); memcpy(stash->bytes, bytes, length); int code = pam_set_data(pamh, name, stash, sr_stash_cleanup); if (code != PAM_SUCCESS) sr_stash_cleanup(pamh, stash, code); return code; }
+const unsigned char *sr_pam_stashed(pam_handle_t *pamh, const char *name, const char *user, size_t *length) { const void *data = NULL; if (pam_get_data(pamh, name, &data) != PAM_SUCCESS || !data) return NULL; const struct sr_stash *stash = data; if (strcmp(stash->user, user) != 0) return NULL; *length = stash->length; return stash->bytes; }
+void sr_pam_drop(pam_handle_t *pamh, const char *name) { pam_set_data(pamh, name, NULL, NULL); }

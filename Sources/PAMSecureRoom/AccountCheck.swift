@@ -46,12 +46,17 @@ extension AccountCheck {
             throw ModuleResult(code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: its vault key was not unlocked in this transaction")
         }
         call.tell("Your PIN has expired and must be changed now.")
-        guard let new = try NewPINEntry(call: call).read(tries: 3) else {
+        let check = call.pam.kept(.expiredPINCheck, for: user)
+        guard let new = try NewPINEntry(call: call).read(tries: 3, refusing: { candidate in
+            guard let check, ExpiredPINCheck.matches(candidate, check) else { return nil }
+            return "it is the PIN you were given; choose your own"
+        }) else {
             throw ModuleResult(code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
                                priority: LOG_NOTICE)
         }
         try Enrollment(store: call.store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
         call.pam.clearFlag(.pinExpired)
+        call.pam.drop(.expiredPINCheck)
         call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")
         call.inform("PIN changed.")
         return PAM_SUCCESS

@@ -38,13 +38,17 @@ struct Authentication {
             }
         }
         var prompted = false
+        // The PIN as typed, kept (wiped when freed) only for an expired PIN's check below.
+        var typed: SecretBytes?
         // The tally before this check, to tell the user at a success what happened since.
         let before = LocalPINAuthority.isAvailable ? try? call.store.lockout(for: user) : nil
         let outcome: PINVerifier.Outcome
         do {
             outcome = try call.authority.check(user) {
                 prompted = true
-                return try obtainPIN()
+                let pin = try obtainPIN()
+                typed = pin.withUnsafeBytes { SecretBytes(copying: $0) }
+                return pin
             }
         } catch SecureRoomError.accountUnavailable(_, let reason) {
             call.tell("Your account is closed (\(reason)); the PIN cannot be used.")
@@ -52,6 +56,9 @@ struct Authentication {
         } catch SecureRoomError.tpm(let problem) {
             call.tell(Messages.tpm(problem))
             throw SecureRoomError.tpm(problem)
+        } catch SecureRoomError.helperRefused(let reason) {
+            call.tell("PIN not accepted here: \(reason).")
+            throw SecureRoomError.helperRefused(reason)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         for line in Messages.logLines(for: outcome, subject: "\(user)") {
@@ -64,7 +71,10 @@ struct Authentication {
             if LocalPINAuthority.isAvailable {
                 try tellAboutAnErasedVault(of: user)
                 // `account` asks for the new PIN right after this (AccountCheck).
-                if try call.store.credential(for: user)?.mustChange != nil { call.pam.setFlag(.pinExpired) }
+                if try call.store.credential(for: user)?.mustChange != nil, let typed {
+                    try call.pam.keep(try ExpiredPINCheck.make(typed), as: .expiredPINCheck, for: user)
+                    call.pam.setFlag(.pinExpired)
+                }
             }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
             if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }

@@ -20,11 +20,12 @@ struct NewPINEntry {
 
     /// One try. Throws `SecureRoomError.pinRejected` (policy), `malformedPIN` (not a
     /// PIN) or `Mismatch`, each after telling the user; conversation failures as they come.
-    func readOnce() throws -> SecretBytes {
+    /// `refusing` may refuse a PIN the policy allows, with a reason (an expired PIN's own).
+    func readOnce(refusing: (SecretBytes) -> String? = { _ in nil }) throws -> SecretBytes {
         let new = try call.promptPIN("New PIN: ")
-        if let reason = policy.rejections(of: new).first {
+        if let reason = policy.rejections(of: new).first.map(\.description) ?? refusing(new) {
             call.tell("PIN rejected: \(reason).")
-            throw SecureRoomError.pinRejected(reason.description)
+            throw SecureRoomError.pinRejected(reason)
         }
         let again = try call.promptPIN("Retype new PIN: ")
         guard new.constantTimeEquals(again) else {
@@ -35,9 +36,9 @@ struct NewPINEntry {
     }
 
     /// Up to `tries` tries; nil if none gave an acceptable PIN typed twice alike.
-    func read(tries: Int) throws -> SecretBytes? {
+    func read(tries: Int, refusing: (SecretBytes) -> String? = { _ in nil }) throws -> SecretBytes? {
         for _ in 0..<tries {
-            do { return try readOnce() } catch SecureRoomError.pinRejected, SecureRoomError.malformedPIN, is Mismatch {
+            do { return try readOnce(refusing: refusing) } catch SecureRoomError.pinRejected, SecureRoomError.malformedPIN, is Mismatch {
                 continue
             }
         }

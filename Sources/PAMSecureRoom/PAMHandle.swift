@@ -69,29 +69,47 @@ struct PAMHandle {
     /// Sends an informational message through the conversation.
     func info(_ message: String) { _ = sr_pam_info(raw, message) }
 
-    /// Keeps a copy of `user`'s unlocked vault key with the handle (pam_set_data) until
-    /// `takeVaultKey`; libpam wipes it at pam_end if nobody takes it.
-    func stashVaultKey(_ key: SecretBytes, for user: UserName) throws {
-        let code = key.withUnsafeBytes { sr_pam_stash_vault_key(raw, user.rawValue, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
-        guard code == PAM_SUCCESS else { throw ModuleResult(code: code, log: "cannot keep the vault key (pam_set_data: \(code))") }
+    /// Secrets kept with the handle from one call to the next (wiped by libpam at pam_end).
+    enum Stash: String {
+        /// The vault key `auth` unlocked, for setcred or open_session (`VaultSession`).
+        case vaultKey = "pam_secureroom_vault_key"
+        /// A salted HKDF of the expired PIN `auth` accepted, so `account` can refuse it as
+        /// its own replacement (`AccountCheck`).
+        case expiredPINCheck = "pam_secureroom_expired_pin_check"
     }
+
+    /// Keeps a copy of `secret`, belonging to `user`, with the handle under `stash`.
+    func keep(_ secret: SecretBytes, as stash: Stash, for user: UserName) throws {
+        let code = secret.withUnsafeBytes { sr_pam_stash(raw, stash.rawValue, user.rawValue, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
+        guard code == PAM_SUCCESS else { throw ModuleResult(code: code, log: "cannot keep \(stash) (pam_set_data: \(code))") }
+    }
+
+    /// A copy of what is kept under `stash` for `user`, left in place; nil if there is
+    /// none or it belongs to another user.
+    func kept(_ stash: Stash, for user: UserName) -> SecretBytes? {
+        var length = 0
+        guard let stashed = sr_pam_stashed(raw, stash.rawValue, user.rawValue, &length) else { return nil }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: length))
+    }
+
+    /// Wipes and forgets what is kept under `stash`.
+    func drop(_ stash: Stash) { sr_pam_drop(raw, stash.rawValue) }
+
+    /// Keeps `user`'s unlocked vault key with the handle until `takeVaultKey`.
+    func stashVaultKey(_ key: SecretBytes, for user: UserName) throws { try keep(key, as: .vaultKey, for: user) }
 
     /// The stashed vault key, removed (and wiped) from the handle; nil if there is none,
     /// or if it belongs to another user than `user` (then it is dropped unused).
     func takeVaultKey(for user: UserName) -> SecretBytes? {
-        defer { dropVaultKey() }
+        defer { drop(.vaultKey) }
         return peekVaultKey(for: user)
     }
 
     /// A copy of the stashed vault key, left in place; nil as for `takeVaultKey`.
-    func peekVaultKey(for user: UserName) -> SecretBytes? {
-        var length = 0
-        guard let stashed = sr_pam_stashed_vault_key(raw, user.rawValue, &length), length == VaultKey.length else { return nil }
-        return SecretBytes(copying: UnsafeRawBufferPointer(start: stashed, count: length))
-    }
+    func peekVaultKey(for user: UserName) -> SecretBytes? { kept(.vaultKey, for: user).flatMap { $0.count == VaultKey.length ? $0 : nil } }
 
     /// Wipes and forgets any stashed vault key.
-    func dropVaultKey() { sr_pam_drop_vault_key(raw) }
+    func dropVaultKey() { drop(.vaultKey) }
 
     /// Sends an error message through the conversation.
     func error(_ message: String) { _ = sr_pam_error(raw, message) }

@@ -40,8 +40,14 @@ struct HelperEnrolment {
         let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
         if let reason = policy.rejections(of: pin).first { throw SecureRoomError.pinRejected(reason.description) }
         let enrollment = Enrollment(store: store)
-        if replace, try store.credential(for: user) != nil {
-            try enrollment.setPIN(pin, for: user)
+        if replace, let replaced = try store.credential(for: user) {
+            let before = try PINVerifier(store: store).status(of: user)
+            // Only the PIN read here is replaced: an administrator's set, expire or removal
+            // made meanwhile wins (changedConcurrently).
+            try enrollment.setPIN(pin, for: user, replacing: replaced)
+            if let before, !before.allowsAttempt {
+                SystemLog.warning("PIN of \(subject) replaced with its password while it was \(before): the failures are cleared")
+            }
             SystemLog.notice("PIN replaced by \(subject) with its password (secureroom enrol --replace)")
             return .checked(.success(vaultKey: nil))
         }

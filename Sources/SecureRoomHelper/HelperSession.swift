@@ -53,6 +53,13 @@ struct HelperSession {
         let subject = "\(user) (uid \(invocation.uid))"
         for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
         guard case .success(let vaultKey) = outcome else { return outcome }
+        // An administrator's PIN that must be changed is not good for a screen locker or a
+        // vault unlock, which have no account step to change it in: fail closed.
+        if invocation.request == .verify, try store.credential(for: user)?.mustChange != nil {
+            SystemLog.notice("refused \(subject): right PIN, but it must be changed first (secureroom set --expire)")
+            throw HelperRefusal("your PIN was set by an administrator and must be changed first: run 'secureroom change', "
+                                + "or log in with it at a terminal")
+        }
         switch invocation.request {
         case .verify, .enrol, .enrolReplace, .vaultState: break
         case .change: SystemLog.notice("PIN changed for \(subject)")

@@ -58,7 +58,10 @@ private let relay: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<pam
         }
         writeToCaller(line.line)
         guard line.isQuestion else { continue }
-        guard let answer = try? HiddenLine.read(prompt: "", limit: HelperConversation.maximumAnswerLength),
+        // A caller that never answers gets no setuid process waiting for ever.
+        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&input, 1, HelperConversation.answerTimeoutMilliseconds) > 0,
+              let answer = try? HiddenLine.read(prompt: "", limit: HelperConversation.maximumAnswerLength),
               let response = malloc(answer.count + 1)
         else { return abandon(index) }
         answer.withUnsafeBytes { if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) } }

@@ -34,6 +34,22 @@ final class UnprivilegedPAMTests: XCTestCase {
         }
     }
 
+    /// A PIN an administrator handed out (`set --expire`) is refused by the helper even
+    /// when right: a screen locker has no account step in which to change it.
+    func testAnExpiredPINIsRefusedWithoutAnAccountStep() throws {
+        let stage = try stage()
+        XCTAssertEqual(try stage.sandbox.cli(["expire", user]).status, 0)
+        let result = try stage.pam(as: uid, user: user, responses: [pin])
+        XCTAssertEqual(result.code, PAMCode.authError, result.process.output)
+        XCTAssertEqual(result.errors, ["PIN not accepted here: your PIN was set by an administrator and must be changed first: "
+                                       + "run 'secureroom change', or log in with it at a terminal."])
+        // The hinted change works, and the PIN is then good here too.
+        let changed = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n6028\n")
+        XCTAssertEqual(changed.status, 0, changed.errorOutput)
+        XCTAssertNil(try stage.sandbox.status(user)["must_change"] as? String)
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: ["6028"]).code, PAMCode.success)
+    }
+
     func testWrongPINFailsAndCounts() throws {
         let stage = try stage()
         let result = try stage.pam(as: uid, user: user, responses: ["1357"])

@@ -132,10 +132,12 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(byPassword.results.last?.hasPrefix("acct: 0 "), true, "\(byPassword.results)")
         XCTAssertEqual(byPassword.prompts, ["PIN: "])
 
-        let login = try sandbox.pam("login", user: user, responses: ["5291", "1234", "6028", "6028"], operations: ["auth", "acct"])
+        // The handed-out PIN itself is refused as its own replacement.
+        let login = try sandbox.pam("login", user: user, responses: ["5291", "1234", "5291", "6028", "6028"], operations: ["auth", "acct"])
         XCTAssertEqual(login.code, PAMCode.success, "\(login.results)")
-        XCTAssertEqual(login.prompts, ["PIN: ", "New PIN: ", "New PIN: ", "Retype new PIN: "])
+        XCTAssertEqual(login.prompts, ["PIN: ", "New PIN: ", "New PIN: ", "New PIN: ", "Retype new PIN: "])
         XCTAssertEqual(login.errors.first, "Your PIN has expired and must be changed now.")
+        XCTAssertEqual(login.errors.last, "PIN rejected: it is the PIN you were given; choose your own.")
         XCTAssertEqual(login.infos.last, "PIN changed.")
         XCTAssertNil(try sandbox.status(user)["must_change"] as? String)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)

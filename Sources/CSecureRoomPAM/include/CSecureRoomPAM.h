@@ -36,12 +36,13 @@ int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec);
 void sr_pam_drop_response(char *response);
 /* Show an informational message through the conversation. */
 int sr_pam_info(pam_handle_t *pamh, const char *message);
-/* Keep a copy of USER's unlocked vault key with pam_set_data until setcred or open_session
- * (mlock'd; wiped and freed by libpam's cleanup at pam_end or when replaced). */
-int sr_pam_stash_vault_key(pam_handle_t *pamh, const char *user, const unsigned char *key, size_t length);
-/* The stashed vault key if it belongs to USER (its length in *LENGTH), else NULL. */
-const unsigned char *sr_pam_stashed_vault_key(pam_handle_t *pamh, const char *user, size_t *length);
-/* Wipe and drop the stashed vault key. */
-void sr_pam_drop_vault_key(pam_handle_t *pamh);
+/* Keep a copy of USER's secret BYTES with the handle under NAME (pam_set_data), e.g. the
+ * vault key unlocked by auth until setcred or open_session (mlock'd; wiped and freed by
+ * libpam's cleanup at pam_end or when replaced). */
+int sr_pam_stash(pam_handle_t *pamh, const char *name, const char *user, const unsigned char *bytes, size_t length);
+/* The bytes stashed under NAME if they belong to USER (their length in *LENGTH), else NULL. */
+const unsigned char *sr_pam_stashed(pam_handle_t *pamh, const char *name, const char *user, size_t *length);
+/* Wipe and drop what is stashed under NAME. */
+void sr_pam_drop(pam_handle_t *pamh, const char *name);
 
 #endif

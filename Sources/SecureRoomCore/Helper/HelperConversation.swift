@@ -20,6 +20,8 @@ public enum HelperConversation: Equatable, Sendable {
 
     /// The longest answer the helper reads (a password, say).
     public static let maximumAnswerLength = 512
+    /// How long the helper waits for the first byte of an answer: 5 minutes.
+    public static let answerTimeoutMilliseconds: Int32 = 300_000
 
     /// Whether the caller must answer.
     public var isQuestion: Bool {
