@@ -94,7 +94,8 @@ struct KDFTuning {
         guard best.milliseconds < targetMilliseconds * 0.85, next <= KDFParameters.iterationRange.upperBound else {
             return Outcome(trials: trials, proposal: best, fits: true)
         }
-        var size = toward(best.milliseconds * Double(next) / Double(passes), memory, margin: 0.95)
+        // Never over the memory cap, which an estimate from a noisy measurement can exceed.
+        var size = min(memory, toward(best.milliseconds * Double(next) / Double(passes), memory, margin: 0.95))
         guard size >= floor, UInt64(size) * UInt64(next) > work(best) else { return Outcome(trials: trials, proposal: best, fits: true) }
         for attempt in 0..<4 {
             let candidate = try trial(size, next)

@@ -47,4 +47,19 @@ final class KDFTuningTests: XCTestCase {
         XCTAssertFalse(outcome.fits)
         XCTAssertEqual(outcome.proposal.parameters, KDFParameters(memoryKiB: KDFTuning.minimumMemoryKiB, iterations: 1, lanes: 2))
     }
+
+    /// Regression (a CI run): one noisy trial made the estimate for one more pass come out
+    /// above the memory cap, and `tune --max-memory 8` proposed 9 MiB. The cap holds
+    /// whatever the measurements.
+    func testNeverProposesMoreMemoryThanTheCap() throws {
+        // 8 MiB, 2.5 ms a pass, but the 16-pass trial caught a noisy moment (51 ms, over the
+        // 50 ms target), as in that run: 15 passes (37.5 ms) then look far from the budget.
+        let outcome = try KDFTuning(targetMilliseconds: 50, maximumMemoryKiB: 8 * 1_024, lanes: 2) { parameters in
+            if parameters.iterations == 16 && parameters.memoryKiB == 8 * 1_024 { return 51 }
+            return Double(parameters.memoryKiB) / 1_024 / 8 * 2.5 * Double(parameters.iterations)
+        }.run()
+        XCTAssertTrue(outcome.fits)
+        XCTAssertTrue(outcome.trials.allSatisfy { $0.parameters.memoryKiB <= 8 * 1_024 }, "\(outcome.trials.map(\.parameters))")
+        XCTAssertLessThanOrEqual(outcome.proposal.parameters.memoryKiB, 8 * 1_024)
+    }
 }
