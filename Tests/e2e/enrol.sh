@@ -97,13 +97,8 @@ E2E_GUARDED_DESC="${#GUARDED[@]} files, pam.d, security and sudo dirs"
 # Outer run: the hooks lib.sh's outer_main calls.
 # ---------------------------------------------------------------------------------------
 outer_prerequisites() {
-    command -v python3 >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 \
-        || die "need python3 (or openssl) to hash the test password"
-    [ -x "$HELPER" ] || die "helper not found or not executable: $HELPER (build it, or set SECUREROOM_HELPER)"
-    export SECUREROOM_HELPER; SECUREROOM_HELPER=$(readlink -f "$HELPER")
-    case ",$(findmnt -no OPTIONS -T /tmp)," in
-        *,nosuid,*) die "/tmp is mounted nosuid: the helper copied there could not be setuid" ;;
-    esac
+    need_password_hashing
+    need_setuid_helper
     [ -f "$REPO/pam/secureroom-enrol" ] || die "pam/secureroom-enrol not found"
 }
 outer_header() {

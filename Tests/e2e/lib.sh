@@ -62,6 +62,8 @@
 #   hash_password PASSWORD     a SHA-512 crypt hash (python3 crypt, else openssl passwd -6)
 #   quiet_default_conf         a private config (tpm = off) over /etc/security/secureroom.conf,
 #                              if it exists; CLI_CONF names it for the admin tool
+#   need_password_hashing, need_setuid_helper   outer prerequisites (python3 or openssl;
+#                              $HELPER executable, /tmp not nosuid)
 #   helper_policy UID USER LINE...  the setuid helper in $T/bin and a private /etc/security
 #                              whose secureroom.conf (STATE, cheap argon2, LINE...) it reads
 #   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
@@ -321,6 +323,21 @@ quiet_default_conf() {
     if [ -e /etc/security/secureroom.conf ]; then
         bind_over "$T/etc/secureroom.conf" /etc/security/secureroom.conf
     fi
+}
+
+# need_password_hashing, need_setuid_helper: outer-run prerequisites of the tests that
+# give users a real password (hash_password) or run the setuid helper ($HELPER, exported
+# as an absolute SECUREROOM_HELPER; /tmp, where it is copied, must allow setuid).
+need_password_hashing() {
+    command -v python3 >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 \
+        || die "need python3 (or openssl) to hash the test password"
+}
+need_setuid_helper() {
+    [ -x "$HELPER" ] || die "helper not found or not executable: $HELPER (build it, or set SECUREROOM_HELPER)"
+    export SECUREROOM_HELPER; SECUREROOM_HELPER=$(readlink -f "$HELPER")
+    case ",$(findmnt -no OPTIONS -T /tmp)," in
+        *,nosuid,*) die "/tmp is mounted nosuid: the helper copied there could not be setuid" ;;
+    esac
 }
 
 # helper_policy UID USER LINE...: the setuid helper copied to $T/bin (root 4755, on a

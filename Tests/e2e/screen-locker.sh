@@ -89,13 +89,8 @@ E2E_LEFTOVERS_BAD="bind mounts, tmpfs or %s left behind"
 # ---------------------------------------------------------------------------------------
 outer_prerequisites() {
     [ -x "$CONVERT" ] || die "$CONVERT not found (install imagemagick)"
-    command -v python3 >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 \
-        || die "need python3 (or openssl) to hash the test password"
-    [ -x "$HELPER" ] || die "helper not found or not executable: $HELPER (build it, or set SECUREROOM_HELPER)"
-    export SECUREROOM_HELPER; SECUREROOM_HELPER=$(readlink -f "$HELPER")
-    case ",$(findmnt -no OPTIONS -T /tmp)," in
-        *,nosuid,*) die "/tmp is mounted nosuid: the helper copied there could not be setuid" ;;
-    esac
+    need_password_hashing
+    need_setuid_helper
 }
 outer_header() {
     echo "# helper: $SECUREROOM_HELPER"

@@ -46,21 +46,25 @@ public struct HelperClient: PINAuthority {
 
     /// Where the caller's own vault key stands (no PIN is asked or counted).
     public func vaultState(of user: UserName) throws -> VaultState {
-        try checkInstallation()
-        let process = try HelperProcess(path: path, arguments: [HelperProtocol.Request.vaultState.rawValue, user.rawValue],
-                                        timeoutMilliseconds: Self.replyTimeoutMilliseconds)
-        let answer = try process.readLine()
-        let status = process.finish()
-        switch HelperReply(line: Substring(answer.text)) {
-        case .vaultState(let state)? where status == 0: return state
-        case .refused(let reason)?: throw SecureRoomError.helperRefused(reason)
-        default: throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer.text)) with exit status \(status)")
-        }
+        let (reply, secrets) = try exchange(.vaultState, for: user) { [] }
+        if case .vaultState(let state) = reply { return state }
+        _ = try result(of: reply, secrets: secrets)   // throws the reply's own error
+        throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to vault-state")
     }
 
     private func run(_ request: HelperProtocol.Request, for user: UserName,
                      converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
                      pins: () throws -> [SecretBytes]) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+        let (reply, secrets) = try exchange(request, for: user, converse: converse, pins: pins)
+        return try result(of: reply, secrets: secrets)
+    }
+
+    /// One request, whole: the relayed conversation, the PINs after `ready`, the final
+    /// reply checked against the exit status, and its key material decoded.
+    private func exchange(_ request: HelperProtocol.Request, for user: UserName,
+                          converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
+                          pins: () throws -> [SecretBytes])
+        throws -> (reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?)) {
         try checkInstallation()
         let process = try HelperProcess(path: path, arguments: [request.rawValue, user.rawValue],
                                         timeoutMilliseconds: Self.replyTimeoutMilliseconds)
@@ -94,6 +98,12 @@ public struct HelperClient: PINAuthority {
         else {
             throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer.text)) with exit status \(status)")
         }
+        return (reply, secrets)
+    }
+
+    /// A final reply as the PINAuthority outcome it reports, or the error it stands for.
+    private func result(of reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?))
+        throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         switch reply {
         case .checked(.success): return (.success(vaultKey: secrets.vaultKey), secrets.recoveryKey)
         case .checked(let outcome): return (outcome, nil)
@@ -102,7 +112,7 @@ public struct HelperClient: PINAuthority {
         case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
         case .denied(let reason): throw SecureRoomError.passwordNotAccepted(reason)
-        case .vaultState: throw SecureRoomError.helperFailed("\(path) answered a vault state to \(request.rawValue)")
+        case .vaultState: throw SecureRoomError.helperFailed("\(path) answered a vault state to a PIN request")
         }
     }
 
