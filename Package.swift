@@ -5,7 +5,8 @@
 //   pam_secureroom.so   PAM module (PAMSecureRoom + CSecureRoomPAM shim)
 //   secureroom          admin tool (SecureRoomAdmin)
 //   secureroom-helper   setuid-root helper for callers without root (SecureRoomHelper)
-//   secureroom-vault    the user's secrets, unlocked by the PIN (SecureRoomVaultTool + SecureRoomVault)
+//   secureroom-vault    the user's secrets, unlocked by the PIN (SecureRoomVaultTool + SecureRoomVault),
+//                       and `serve`, their Secret Service provider (SecureRoomSecretService)
 //   SecureRoomCore      records, argon2id, pepper, policy, lockout, protected directory
 //
 // Release artifacts are made by scripts/build, which adds the link flags the PAM
@@ -85,12 +86,22 @@ let package = Package(
         // never does (docs/DESIGN.md §2).
         .target(name: "SecureRoomVault",
                 dependencies: ["SecureRoomCore", "CSQLite"]),
+        // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on.
+        .systemLibrary(name: "CSDBus", pkgConfig: "libsystemd",
+                       providers: [.apt(["libsystemd-dev"])]),
+        // The Secret Service's transfer algorithm (DH group 2, AES-128-CBC) from libcrypto.
+        .target(name: "CSecureRoomTransferCrypto",
+                linkerSettings: [.linkedLibrary("crypto")]),
+        // The Secret Service provider over the vault (docs/DESIGN.md §14): `secureroom-vault serve`.
+        .target(name: "SecureRoomSecretService",
+                dependencies: ["SecureRoomCore", "SecureRoomVault", "CSDBus", "CSecureRoomTransferCrypto", "CSecureRoomCrypto",
+                               "CSecureRoomSystem"]),
         // libpam as an application (`secureroom-vault unlock`).
         .systemLibrary(name: "CPAMClient"),
         .executableTarget(name: "SecureRoomVaultTool",
                           dependencies: [
                               "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "SecureRoomCommandSupport",
-                              "CPAMClient", "CSecureRoomSystem",
+                              "SecureRoomSecretService", "CPAMClient", "CSecureRoomSystem",
                               .product(name: "ArgumentParser", package: "swift-argument-parser"),
                           ]),
         // Test driver: runs one PAM transaction from a private config directory
@@ -110,6 +121,10 @@ let package = Package(
         .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
                     swiftSettings: testSettings),
         .testTarget(name: "TPMTests", dependencies: ["SecureRoomTPM", "SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
+                    swiftSettings: testSettings),
+        .testTarget(name: "SecretServiceTests",
+                    dependencies: ["SecureRoomSecretService", "SecureRoomVault", "SecureRoomCore", "CSecureRoomTransferCrypto",
+                                   "CSecureRoomCrypto"],
                     swiftSettings: testSettings),
         .testTarget(name: "SecureRoomVaultTests",
                     dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport"],

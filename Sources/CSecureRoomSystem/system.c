@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>   /* renameat2, RENAME_NOREPLACE */
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -86,3 +87,10 @@ int sr_tty_raw(int fd, void *saved, size_t saved_size)
 }
 
 int sr_renameat_noreplace(int directory, const char *from, const char *to) { return renameat2(directory, from, directory, to, RENAME_NOREPLACE); }
+
+int sr_poll_unblocking(int fd, short events, int timeout_ms, const sigset_t *during)
+{
+    struct pollfd entry = { .fd = fd, .events = events };
+    struct timespec limit = { .tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L };
+    return ppoll(&entry, 1, timeout_ms < 0 ? NULL : &limit, during);
+}

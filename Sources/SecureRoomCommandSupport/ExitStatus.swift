@@ -11,4 +11,6 @@ public enum ExitStatus {
     public static let locked = ExitCode(3)
     /// No secret with that title (`secureroom-vault`).
     public static let notFound = ExitCode(4)
+    /// Another Secret Service provider owns org.freedesktop.secrets (`secureroom-vault serve`).
+    public static let nameOwned = ExitCode(5)
 }

@@ -3,34 +3,45 @@ import SecureRoomCore
 /// The keys a vault derives from its data key (DEK), and the sealing of one secret
 /// (docs/FORMAT.md §9):
 ///
-///     seal key  = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-seal", 32)
-///     title key = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-title", 32)
-///     key check = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-check", 32)
-///     title mac = HMAC-SHA256(title key, title)                 (the row's identity)
-///     sealed    = ChaCha20-Poly1305(seal key, random nonce, plaintext,
-///                   ad = "secureroom/1 vault-secret" || vault id || title mac)
-///     plaintext = 01 || created (i64 BE) || modified (i64 BE) || title length (u32 BE)
-///                 || title || value
+///     seal key      = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-seal", 32)
+///     title key     = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-title", 32)
+///     attribute key = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-attribute", 32)
+///     key check     = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-check", 32)
+///     title mac     = HMAC-SHA256(title key, title)                 (the row's identity)
+///     attribute mac = HMAC-SHA256(attribute key, u32 len || name || u32 len || value)
+///     sealed        = ChaCha20-Poly1305(seal key, random nonce, plaintext,
+///                       ad = "secureroom/1 vault-secret" || vault id || title mac)
+///     plaintext 1   = 01 || created (i64 BE) || modified (i64 BE) || u32 len || title || value
+///     plaintext 2   = 02 || created || modified || u32 len || title || u32 len || label
+///                     || u32 len || content type || u32 count
+///                     || count × (u32 len || name || u32 len || value), names ascending
+///                     || value
 ///
-/// Titles are never stored in clear; the associated data ties each blob to its row and
-/// its vault, so a blob moved to another row or another vault does not open.
+/// Titles, labels and attributes are never stored in clear; the associated data ties each
+/// blob to its row and its vault, so a blob moved to another row or another vault does not
+/// open. Layout 1 is read (label = title, no attributes); layout 2 is written.
 struct VaultCipher {
     private let sealKey: SecretBytes
     private let titleKey: SecretBytes
+    private let attributeKey: SecretBytes
     /// The value stored in `meta` that tells the right DEK from a wrong one.
     let keyCheck: [UInt8]
     private let vaultID: [UInt8]
 
-    /// Longest title, in UTF-8 bytes.
+    /// Longest title, label and attribute name or value, in UTF-8 bytes.
     static let maximumTitleLength = 1024
     /// Largest value, in bytes.
     static let maximumValueLength = 1 << 20
-    private static let headerLength = 1 + 8 + 8 + 4
+    /// Most attributes on one secret.
+    static let maximumAttributeCount = 64
+    /// Longest content type, in bytes.
+    static let maximumContentTypeLength = 128
 
     /// The keys of the vault `vaultID` under `dataKey`.
     init(dataKey: SecretBytes, vaultID: [UInt8]) {
         sealKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-seal")
         titleKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-title")
+        attributeKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-attribute")
         keyCheck = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-check").withUnsafeBytes { Array($0) }
         self.vaultID = vaultID
     }
@@ -40,23 +51,32 @@ struct VaultCipher {
         SealedKeys.mac(Array(title.utf8), key: titleKey)
     }
 
-    /// Seals one secret for the row `titleMAC`.
+    /// The index entry of the attribute `name` = `value`.
+    func attributeMAC(name: String, value: String) -> [UInt8] {
+        var message: [UInt8] = []
+        for field in [Array(name.utf8), Array(value.utf8)] {
+            message += Self.bigEndian(UInt64(field.count), bytes: 4) + field
+        }
+        return SealedKeys.mac(message, key: attributeKey)
+    }
+
+    /// Seals one secret for the row `titleMAC`, in layout 2.
     func seal(_ secret: VaultSecret, titleMAC: [UInt8]) throws -> [UInt8] {
-        let title = Array(secret.title.utf8)
-        let plaintext = SecretBytes(count: Self.headerLength + title.count + secret.value.count)
+        var header: [UInt8] = [2]
+        header += Self.bigEndian(UInt64(bitPattern: secret.created), bytes: 8)
+        header += Self.bigEndian(UInt64(bitPattern: secret.modified), bytes: 8)
+        for field in [secret.title, secret.label, secret.contentType] { Self.appendField(Array(field.utf8), to: &header) }
+        header += Self.bigEndian(UInt64(secret.attributes.count), bytes: 4)
+        for (name, value) in secret.attributes.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
+            Self.appendField(Array(name.utf8), to: &header)
+            Self.appendField(Array(value.utf8), to: &header)
+        }
+        let plaintext = SecretBytes(count: header.count + secret.value.count)
         plaintext.withUnsafeMutableBytes { out in
-            var index = 0
-            func put(_ value: UInt64, bytes: Int) {
-                for shift in stride(from: 8 * (bytes - 1), through: 0, by: -8) { out[index] = UInt8(truncatingIfNeeded: value >> shift); index += 1 }
-            }
-            out[index] = 1; index += 1
-            put(UInt64(bitPattern: secret.created), bytes: 8)
-            put(UInt64(bitPattern: secret.modified), bytes: 8)
-            put(UInt64(title.count), bytes: 4)
-            for byte in title { out[index] = byte; index += 1 }
+            out.copyBytes(from: header)
             secret.value.withUnsafeBytes { value in
                 if let base = value.baseAddress, value.count > 0 {
-                    out.baseAddress?.advanced(by: index).copyMemory(from: base, byteCount: value.count)
+                    out.baseAddress?.advanced(by: header.count).copyMemory(from: base, byteCount: value.count)
                 }
             }
         }
@@ -71,43 +91,66 @@ struct VaultCipher {
         guard let plain = SealedKeys.open(sealed, key: sealKey, authenticating: associatedData(titleMAC)) else {
             throw VaultError.damaged("a secret does not open with this vault's key (altered or moved)")
         }
-        return try plain.withUnsafeBytes { bytes -> VaultSecret in
-            guard bytes.count >= Self.headerLength, bytes[0] == 1 else { throw VaultError.damaged("a secret has an unknown layout") }
-            func read(_ start: Int, _ count: Int) -> UInt64 {
-                (start..<start + count).reduce(0) { $0 << 8 | UInt64(bytes[$1]) }
+        var secret = try plain.withUnsafeBytes { bytes -> VaultSecret in
+            var reader = PlaintextReader(bytes: bytes)
+            let layout = try reader.integer(1)
+            guard layout == 1 || layout == 2 else { throw VaultError.damaged("a secret has an unknown layout") }
+            let created = Int64(bitPattern: try reader.integer(8))
+            let modified = Int64(bitPattern: try reader.integer(8))
+            let title = try reader.text()
+            guard titleMAC == self.titleMAC(title) else { throw VaultError.damaged("a secret's title does not match its row") }
+            var label = title, contentType = VaultSecret.defaultContentType, attributes: [String: String] = [:]
+            if layout == 2 {
+                label = try reader.text()
+                contentType = try reader.text()
+                let count = try reader.integer(4)
+                guard count <= UInt64(Self.maximumAttributeCount) else { throw VaultError.damaged("a secret has too many attributes") }
+                for _ in 0..<count {
+                    let name = try reader.text()
+                    attributes[name] = try reader.text()
+                }
             }
-            let titleLength = Int(read(17, 4))
-            guard titleLength <= bytes.count - Self.headerLength,
-                  let title = String(validating: bytes[Self.headerLength..<Self.headerLength + titleLength], as: UTF8.self),
-                  titleMAC == self.titleMAC(title)
-            else { throw VaultError.damaged("a secret's title does not match its row") }
-            let value = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[(Self.headerLength + titleLength)...]))
-            return VaultSecret(title: title, value: value, created: Int64(bitPattern: read(1, 8)),
-                               modified: Int64(bitPattern: read(9, 8)))
+            return VaultSecret(title: title, value: reader.rest(), created: created, modified: modified,
+                               label: label, attributes: attributes, contentType: contentType)
         }
+        secret.id = titleMAC
+        return secret
     }
 
     private func associatedData(_ titleMAC: [UInt8]) -> [UInt8] {
         Array("secureroom/1 vault-secret".utf8) + vaultID + titleMAC
     }
-}
 
-/// One secret: a title, its value and when it was added and last changed (Unix seconds).
-public struct VaultSecret {
-    /// The title (the lookup name).
-    public var title: String
-    /// The value, kept in a wiped buffer.
-    public var value: SecretBytes
-    /// When it was added.
-    public var created: Int64
-    /// When its value or title last changed.
-    public var modified: Int64
+    private static func appendField(_ field: [UInt8], to out: inout [UInt8]) {
+        out += bigEndian(UInt64(field.count), bytes: 4) + field
+    }
 
-    /// A secret from its parts.
-    public init(title: String, value: SecretBytes, created: Int64, modified: Int64) {
-        self.title = title
-        self.value = value
-        self.created = created
-        self.modified = modified
+    private static func bigEndian(_ value: UInt64, bytes: Int) -> [UInt8] {
+        stride(from: 8 * (bytes - 1), through: 0, by: -8).map { UInt8(truncatingIfNeeded: value >> $0) }
+    }
+
+    /// Reads an opened plaintext front to back; every overrun is `damaged`.
+    private struct PlaintextReader {
+        let bytes: UnsafeRawBufferPointer
+        var index = 0
+
+        mutating func integer(_ count: Int) throws -> UInt64 {
+            guard count <= bytes.count - index else { throw VaultError.damaged("a secret is truncated") }
+            defer { index += count }
+            return (index..<index + count).reduce(0) { $0 << 8 | UInt64(bytes[$1]) }
+        }
+
+        mutating func text() throws -> String {
+            let length = try integer(4)
+            guard length <= UInt64(bytes.count - index),
+                  let text = String(validating: bytes[index..<index + Int(length)], as: UTF8.self)
+            else { throw VaultError.damaged("a secret has a malformed field") }
+            index += Int(length)
+            return text
+        }
+
+        func rest() -> SecretBytes {
+            SecretBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[index...]))
+        }
     }
 }

@@ -6,6 +6,8 @@ public enum VaultError: Error, Equatable, CustomStringConvertible {
     case missing(path: String)
     /// No secret with this title.
     case notFound(title: String)
+    /// No secret with this identity (it was removed, or never existed).
+    case noSuchItem
     /// A secret with this title exists already.
     case exists(title: String)
     /// The key in the keyring is not the key this vault was sealed with.
@@ -25,6 +27,7 @@ public enum VaultError: Error, Equatable, CustomStringConvertible {
         case let .locked(user): return "the vault of \(user) is locked; run 'secureroom-vault unlock' (or log in with your PIN)"
         case let .missing(path): return "no vault at \(path); run 'secureroom-vault init' first"
         case let .notFound(title): return "no secret titled \(Self.quoted(title))"
+        case .noSuchItem: return "no such secret (it may have been removed)"
         case let .exists(title): return "a secret titled \(Self.quoted(title)) exists already (use --replace to overwrite it)"
         case let .wrongKey(path): return "\(path) was sealed with another key than the unlocked one (vault replaced or file copied from elsewhere)"
         case let .damaged(detail): return "the vault is damaged: \(detail)"

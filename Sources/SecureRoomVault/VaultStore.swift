@@ -7,6 +7,8 @@ import SecureRoomCore
 ///
 ///     meta(name TEXT PRIMARY KEY, value BLOB)          format = "1", vault-id, key-check
 ///     secret(title_mac BLOB PRIMARY KEY, sealed BLOB)  one row per secret
+///     attribute(mac BLOB, title_mac BLOB)              one row per attribute of a secret
+///                                                      (its keyed MAC: searchable, not readable)
 public final class VaultStore {
     /// The vault file.
     public let path: String
@@ -31,6 +33,7 @@ public final class VaultStore {
             self.database = database
             let meta = try database.transaction(immediate: false) { try Self.meta(database) }
                 ?? (try Self.initialize(database, dataKey: dataKey))
+            try Self.addAttributeTable(database)
             cipher = VaultCipher(dataKey: dataKey, vaultID: meta.vaultID)
             let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
             guard meta.keyCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
@@ -60,6 +63,19 @@ public final class VaultStore {
         return Meta(vaultID: id, keyCheck: values["key-check"] ?? [])
     }
 
+    private static let createAttributeTable = """
+        CREATE TABLE IF NOT EXISTS attribute (mac BLOB NOT NULL, title_mac BLOB NOT NULL,
+                                              PRIMARY KEY (mac, title_mac)) WITHOUT ROWID
+        """
+
+    /// Adds the `attribute` table to a vault made before it existed (once: an IMMEDIATE
+    /// transaction only when the table is missing).
+    private static func addAttributeTable(_ database: SQLiteConnection) throws {
+        let present = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'attribute'"
+        guard try database.firstInteger(present) != 1 else { return }
+        try database.transaction(immediate: true) { _ = try database.run(createAttributeTable) }
+    }
+
     /// Sets WAL mode and writes the tables and meta, in one IMMEDIATE transaction, unless
     /// another process did so first (then its meta is returned).
     private static func initialize(_ database: SQLiteConnection, dataKey: SecretBytes) throws -> Meta {
@@ -68,6 +84,7 @@ public final class VaultStore {
             if let existing = try meta(database) { return existing }
             try database.run("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
             try database.run("CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID")
+            try database.run(createAttributeTable)
             let vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
             let check = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
             try database.run("INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?1), ('key-check', ?2)",
@@ -93,22 +110,137 @@ public final class VaultStore {
             guard seen.insert(Array(title.utf8)).inserted else {
                 throw VaultError.invalid("the title \(TitleText.escaped(title)) is given twice; nothing was stored")
             }
-            guard value.count <= VaultCipher.maximumValueLength else {
-                throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
-            }
+            try Self.validate(value: value)
         }
         try write {
             let now = now()
             for (title, value) in secrets {
                 let mac = cipher.titleMAC(title)
-                var created = now
+                var secret = VaultSecret(title: title, value: value, created: now, modified: now)
                 if let existing = try sealedRow(mac) {
                     guard replace else { throw VaultError.exists(title: title) }
-                    created = try cipher.open(existing, titleMAC: mac).created
+                    let old = try cipher.open(existing, titleMAC: mac)
+                    (secret.created, secret.label, secret.attributes, secret.contentType) = (old.created, old.label, old.attributes, old.contentType)
                 }
-                let sealed = try cipher.seal(VaultSecret(title: title, value: value, created: created, modified: now), titleMAC: mac)
-                try database.run("INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?1, ?2)", [mac, sealed])
+                try put(secret, at: mac)
             }
+        }
+    }
+
+    /// The secret whose row identity is `id` (`VaultSecret.id`).
+    public func secret(id: [UInt8]) throws -> VaultSecret {
+        try read {
+            guard let sealed = try sealedRow(id) else { throw VaultError.noSuchItem }
+            return try cipher.open(sealed, titleMAC: id)
+        }
+    }
+
+    /// The row identities of every secret, in the order of the index (no secret is opened).
+    public func ids() throws -> [[UInt8]] {
+        try read {
+            var ids: [[UInt8]] = []
+            try database.forEachRow("SELECT title_mac FROM secret") { ids.append($0.blob(at: 0)) }
+            return ids
+        }
+    }
+
+    /// The secrets that have every attribute in `attributes` (all secrets for none), found
+    /// through the keyed index and checked once opened.
+    public func search(_ attributes: [String: String]) throws -> [VaultSecret] {
+        try read { try matching(attributes) }
+    }
+
+    /// Stores a secret described by a Secret Service client: a new row titled after its
+    /// label (made unique with " (2)", " (3)", …), or, with `replace`, the row whose
+    /// attributes are exactly `attributes` overwritten (its title and creation date kept).
+    /// Returns the secret as stored and whether it replaced one.
+    public func create(label: String, attributes: [String: String], contentType: String, value: SecretBytes,
+                       replace: Bool) throws -> (secret: VaultSecret, replaced: Bool) {
+        try Self.validate(label: label, attributes: attributes, contentType: contentType)
+        try Self.validate(value: value)
+        var result: (VaultSecret, Bool)?
+        try write {
+            let now = now()
+            if replace, var existing = try matching(attributes).first(where: { $0.attributes == attributes }) {
+                (existing.label, existing.contentType, existing.value, existing.modified) = (label, contentType, value, now)
+                try put(existing, at: existing.id)
+                result = (existing, true)
+                return
+            }
+            let base = label.isEmpty ? "untitled" : label
+            var title = base, number = 1
+            while try sealedRow(cipher.titleMAC(title)) != nil {
+                number += 1
+                title = "\(base) (\(number))"
+            }
+            try Self.validate(title: title)
+            var secret = VaultSecret(title: title, value: value, created: now, modified: now, label: label,
+                                     attributes: attributes, contentType: contentType)
+            secret.id = cipher.titleMAC(title)
+            try put(secret, at: secret.id)
+            result = (secret, false)
+        }
+        guard let result else { throw VaultError.noSuchItem }
+        return result
+    }
+
+    /// Changes what is given of the secret `id` (label, attributes, value and its content
+    /// type) and returns it as stored.
+    public func update(id: [UInt8], label: String? = nil, attributes: [String: String]? = nil,
+                       value: (SecretBytes, contentType: String)? = nil) throws -> VaultSecret {
+        if let value { try Self.validate(value: value.0) }
+        var updated: VaultSecret?
+        try write {
+            guard let sealed = try sealedRow(id) else { throw VaultError.noSuchItem }
+            var secret = try cipher.open(sealed, titleMAC: id)
+            if let label { secret.label = label }
+            if let attributes { secret.attributes = attributes }
+            if let value { (secret.value, secret.contentType) = (value.0, value.contentType) }
+            try Self.validate(label: secret.label, attributes: secret.attributes, contentType: secret.contentType)
+            secret.modified = now()
+            try put(secret, at: id)
+            updated = secret
+        }
+        guard let updated else { throw VaultError.noSuchItem }
+        return updated
+    }
+
+    /// Removes the secret `id`.
+    public func remove(id: [UInt8]) throws {
+        try write {
+            guard try database.run("DELETE FROM secret WHERE title_mac = ?1", [id]) == 1 else { throw VaultError.noSuchItem }
+            try database.run("DELETE FROM attribute WHERE title_mac = ?1", [id])
+        }
+    }
+
+    /// Within a transaction: the secrets having every attribute of `attributes`.
+    private func matching(_ attributes: [String: String]) throws -> [VaultSecret] {
+        var secrets: [VaultSecret] = []
+        guard let (firstName, firstValue) = attributes.first else {
+            try database.forEachRow("SELECT title_mac, sealed FROM secret") { row in
+                secrets.append(try cipher.open(row.blob(at: 1), titleMAC: row.blob(at: 0)))
+            }
+            return secrets
+        }
+        var candidates: [[UInt8]] = []
+        try database.forEachRow("SELECT title_mac FROM attribute WHERE mac = ?1",
+                                [cipher.attributeMAC(name: firstName, value: firstValue)]) { candidates.append($0.blob(at: 0)) }
+        for id in candidates {
+            guard let sealed = try sealedRow(id) else { continue }
+            let secret = try cipher.open(sealed, titleMAC: id)
+            if attributes.allSatisfy({ secret.attributes[$0.key] == $0.value }) { secrets.append(secret) }
+        }
+        return secrets
+    }
+
+    /// Within a write transaction: seals `secret` into the row `mac` and rewrites its
+    /// attribute index.
+    private func put(_ secret: VaultSecret, at mac: [UInt8]) throws {
+        try database.run("INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?1, ?2)", [mac, try cipher.seal(secret, titleMAC: mac)])
+        try database.run("DELETE FROM attribute WHERE title_mac = ?1", [mac])
+        for (name, value) in secret.attributes {
+            try database.run("INSERT OR IGNORE INTO attribute (mac, title_mac) VALUES (?1, ?2)",
+                             [cipher.attributeMAC(name: name, value: value), mac])
         }
     }
 
@@ -142,6 +274,7 @@ public final class VaultStore {
         let mac = cipher.titleMAC(title)
         try write {
             guard try database.run("DELETE FROM secret WHERE title_mac = ?1", [mac]) == 1 else { throw VaultError.notFound(title: title) }
+            try database.run("DELETE FROM attribute WHERE title_mac = ?1", [mac])
         }
     }
 
@@ -154,10 +287,12 @@ public final class VaultStore {
             let taken = try sealedRow(newMAC) != nil
             guard oldMAC == newMAC || !taken else { throw VaultError.exists(title: new) }
             var secret = try cipher.open(sealed, titleMAC: oldMAC)
+            if secret.label == secret.title { secret.label = new }
             secret.title = new
             secret.modified = now()
             try database.run("DELETE FROM secret WHERE title_mac = ?1", [oldMAC])
-            try database.run("INSERT INTO secret (title_mac, sealed) VALUES (?1, ?2)", [newMAC, try cipher.seal(secret, titleMAC: newMAC)])
+            try database.run("DELETE FROM attribute WHERE title_mac = ?1", [oldMAC])
+            try put(secret, at: newMAC)
         }
     }
 
@@ -167,6 +302,26 @@ public final class VaultStore {
             throw VaultError.invalid("a title is 1 to \(VaultCipher.maximumTitleLength) bytes of UTF-8 (this one is \(length))")
         }
         guard !title.utf8.contains(0) else { throw VaultError.invalid("a title cannot contain a NUL byte") }
+    }
+
+    private static func validate(value: SecretBytes) throws {
+        guard value.count <= VaultCipher.maximumValueLength else {
+            throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
+        }
+    }
+
+    private static func validate(label: String, attributes: [String: String], contentType: String) throws {
+        let limit = VaultCipher.maximumTitleLength
+        guard label.utf8.count <= limit else { throw VaultError.invalid("a label is at most \(limit) bytes (this one is \(label.utf8.count))") }
+        guard attributes.count <= VaultCipher.maximumAttributeCount else {
+            throw VaultError.invalid("a secret has at most \(VaultCipher.maximumAttributeCount) attributes (this one has \(attributes.count))")
+        }
+        for (name, value) in attributes where name.isEmpty || name.utf8.count > limit || value.utf8.count > limit {
+            throw VaultError.invalid("an attribute's name is 1 to \(limit) bytes and its value at most \(limit) (\(VaultError.quoted(name)) is not)")
+        }
+        guard contentType.utf8.count <= VaultCipher.maximumContentTypeLength else {
+            throw VaultError.invalid("a content type is at most \(VaultCipher.maximumContentTypeLength) bytes")
+        }
     }
 
     /// The sealed row of the secret whose title has the MAC `mac`, if any.

@@ -12,7 +12,9 @@ struct ListCommand: ParsableCommand {
         discussion: """
         One line per secret, sorted by title: added and changed (UTC), then the title, \
         with control characters and backslashes escaped (\\n, \\t, \\\\, \\xNN). --json \
-        prints an array of {"title", "created", "modified"} with titles exactly as stored.
+        prints an array of {"title", "created", "modified", "label", "attributes"} with titles exactly as stored, \
+        and each secret's "label" and "attributes" (what Secret Service applications see; \
+        see 'serve').
         """)
 
     @Flag(help: "Print JSON.")
@@ -24,7 +26,8 @@ struct ListCommand: ParsableCommand {
         try reportingFailures {
             let secrets = try vault.open().secrets()
             if json {
-                let entries = secrets.map { Entry(title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified)) }
+                let entries = secrets.map { Entry(title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified),
+                                                 label: $0.label, attributes: $0.attributes) }
                 print(try JSONOutput.text(entries, pretty: true))
             } else {
                 for secret in secrets {
@@ -38,5 +41,7 @@ struct ListCommand: ParsableCommand {
         let title: String
         let created: String
         let modified: String
+        let label: String
+        let attributes: [String: String]
     }
 }

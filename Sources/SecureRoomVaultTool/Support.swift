@@ -2,12 +2,14 @@ import ArgumentParser
 import Glibc
 import SecureRoomCommandSupport
 import SecureRoomCore
+import SecureRoomSecretService
 import SecureRoomToolSupport
 import SecureRoomVault
 
 /// Errors as one line on standard error, prefixed "secureroom-vault: "; the vault's own
 /// errors with their exit status (locked 3, no such secret 4).
 let failureReport = FailureReport(program: "secureroom-vault") { error in
+    if let failure = error as? BusFailure { return (failure.message, ExitStatus.failure) }
     guard let error = error as? VaultError else { return nil }
     switch error {
     case .locked: return (error.description, ExitStatus.locked)

@@ -25,17 +25,20 @@ struct VaultCommand: ParsableCommand {
           2   wrong PIN (unlock, init)
           3   the vault is locked (unlock it), or the PIN is locked
           4   no secret with that title
+          5   another Secret Service provider owns org.freedesktop.secrets (serve)
           64  usage error
 
         FILES
           $XDG_DATA_HOME/secureroom/vault.sqlite   the vault (default ~/.local/share/secureroom/), mode 0600
           /etc/pam.d/secureroom-vault              the PAM service 'unlock' runs
           /etc/security/secureroom.conf            options (vault_timeout=, wipe_after=)
+          /usr/lib/systemd/user/secureroom-secrets.service   the user unit that runs 'serve'
+          /usr/share/dbus-1/services/                        its D-Bus activation file
         """,
         version: "0.1.0",
         subcommands: [
             InitCommand.self, AddCommand.self, ImportCommand.self, GetCommand.self, ListCommand.self, RemoveCommand.self,
-            RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self,
+            RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self, ServeCommand.self,
         ]
     )
 

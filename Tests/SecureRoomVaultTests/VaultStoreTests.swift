@@ -206,4 +206,110 @@ final class VaultStoreTests: XCTestCase {
         }
         chmod(directory, 0o700)
     }
+
+    // MARK: items as the Secret Service sees them
+
+    func testItemsWithLabelsAndAttributesAreFoundByAttributesOnly() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        let (first, replacedFirst) = try store.create(label: "GitHub", attributes: ["service": "github.com", "user": "octocat"],
+                                                      contentType: "text/plain", value: value("one"), replace: false)
+        XCTAssertFalse(replacedFirst)
+        XCTAssertEqual(first.title, "GitHub")
+        let (second, _) = try store.create(label: "GitHub", attributes: ["service": "github.com", "user": "hubot"],
+                                           contentType: "application/octet-stream", value: bytes([0, 1, 0]), replace: false)
+        XCTAssertEqual(second.title, "GitHub (2)", "a label already used as a title gets a number")
+        try store.add(title: "cli secret", value: value("three"), replace: false)
+
+        XCTAssertEqual(Set(try store.search(["service": "github.com"]).map(\.title)), ["GitHub", "GitHub (2)"])
+        XCTAssertEqual(try store.search(["service": "github.com", "user": "hubot"]).map(\.title), ["GitHub (2)"])
+        XCTAssertEqual(try store.search(["user": "nobody"]).count, 0)
+        XCTAssertEqual(try store.search([:]).count, 3)
+        let cli = try store.secret(titled: "cli secret")
+        XCTAssertEqual(cli.label, "cli secret")
+        XCTAssertEqual(cli.attributes, [:])
+        XCTAssertEqual(cli.contentType, "text/plain")
+        XCTAssertEqual(array(try store.secret(id: second.id).value), [0, 1, 0])
+        XCTAssertEqual(try store.secret(id: second.id).contentType, "application/octet-stream")
+        XCTAssertEqual(Set(try store.ids()), Set([first.id, second.id, cli.id]))
+
+        // replace: the item with exactly these attributes, same row, title and creation date.
+        let (replaced, wasReplaced) = try store.create(label: "GitHub renamed", attributes: ["service": "github.com", "user": "octocat"],
+                                                       contentType: "text/plain", value: value("new"), replace: true)
+        XCTAssertTrue(wasReplaced)
+        XCTAssertEqual(replaced.id, first.id)
+        XCTAssertEqual(try store.secret(id: first.id).label, "GitHub renamed")
+        XCTAssertEqual(try store.secret(id: first.id).title, "GitHub")
+        XCTAssertEqual(text(try store.secret(id: first.id).value), "new")
+        // A subset of attributes is not "the same item": a new one is made.
+        let (subset, subsetReplaced) = try store.create(label: "GitHub", attributes: ["service": "github.com"],
+                                                        contentType: "text/plain", value: value("x"), replace: true)
+        XCTAssertFalse(subsetReplaced)
+        XCTAssertEqual(subset.title, "GitHub (3)")
+
+        // update: attributes move in the index too.
+        _ = try store.update(id: second.id, attributes: ["service": "gitlab.com"])
+        XCTAssertEqual(try store.search(["user": "hubot"]).count, 0)
+        XCTAssertEqual(try store.search(["service": "gitlab.com"]).map(\.id), [second.id])
+        _ = try store.update(id: second.id, label: "GitLab", value: (value("v2"), contentType: "text/plain"))
+        XCTAssertEqual(try store.secret(id: second.id).label, "GitLab")
+        XCTAssertEqual(text(try store.secret(id: second.id).value), "v2")
+
+        // The CLI's replace keeps what applications set.
+        try store.add(title: "GitHub", value: value("from the cli"), replace: true)
+        XCTAssertEqual(try store.secret(id: first.id).attributes, ["service": "github.com", "user": "octocat"])
+        XCTAssertEqual(try store.search(["user": "octocat"]).map { text($0.value) }, ["from the cli"])
+        // Renaming moves the row and its attributes; a label equal to the title follows it.
+        try store.rename("cli secret", to: "cli renamed")
+        XCTAssertEqual(try store.secret(titled: "cli renamed").label, "cli renamed")
+        try store.rename("GitHub", to: "GitHub moved")
+        XCTAssertEqual(try store.secret(titled: "GitHub moved").label, "GitHub renamed")
+        XCTAssertEqual(try store.search(["user": "octocat"]).map(\.title), ["GitHub moved"])
+
+        try store.remove(id: second.id)
+        XCTAssertThrowsError(try store.secret(id: second.id)) { XCTAssertEqual($0 as? VaultError, .noSuchItem) }
+        XCTAssertThrowsError(try store.remove(id: second.id)) { XCTAssertEqual($0 as? VaultError, .noSuchItem) }
+        XCTAssertEqual(try store.search(["service": "gitlab.com"]).count, 0)
+        try store.remove(title: "GitHub moved")
+        XCTAssertEqual(try store.search(["user": "octocat"]).count, 0)
+        let orphans = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
+            .firstInteger("SELECT count(*) FROM attribute WHERE title_mac NOT IN (SELECT title_mac FROM secret)")
+        XCTAssertEqual(orphans, 0, "no index entry outlives its secret")
+    }
+
+    func testAttributesAndLabelsAreNotStoredInClearAndLimitsAreClearErrors() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        _ = try store.create(label: "Label-in-clear?", attributes: ["attribute-name": "attribute-value"],
+                             contentType: "text/plain", value: value("v"), replace: false)
+        let file = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        for needle in ["Label-in-clear?", "attribute-name", "attribute-value"] {
+            XCTAssertNil(file.range(of: Data(needle.utf8)), needle)
+        }
+        let long = String(repeating: "x", count: 1025)
+        let cases: [(String, [String: String], Int, String)] = [
+            (long, [:], 1, "a label is at most 1024 bytes (this one is 1025)"),
+            ("ok", ["": "v"], 1, "an attribute's name is 1 to 1024 bytes"),
+            ("ok", ["n": long], 1, "an attribute's name is 1 to 1024 bytes"),
+            ("ok", Dictionary(uniqueKeysWithValues: (0...64).map { ("a\($0)", "v") }), 1, "at most 64 attributes (this one has 65)"),
+            ("ok", [:], (1 << 20) + 1, "a value is at most 1048576 bytes"),
+        ]
+        for (label, attributes, size, message) in cases {
+            XCTAssertThrowsError(try store.create(label: label, attributes: attributes, contentType: "text/plain",
+                                                  value: SecretBytes(count: size), replace: false)) { error in
+                guard case let .invalid(text) = error as? VaultError else { return XCTFail("\(error)") }
+                XCTAssertTrue(text.contains(message), text)
+            }
+        }
+        XCTAssertEqual(try store.count(), 1, "nothing was stored by a refused item")
+    }
+
+    func testAVaultWithoutTheAttributeTableGainsIt() throws {
+        let key = try VaultKey.generate()
+        try VaultStore(path: path, dataKey: key, create: true).add(title: "old", value: value("v"), replace: false)
+        let database = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
+        try database.run("DROP TABLE attribute")
+        let reopened = try VaultStore(path: path, dataKey: key, create: false)
+        XCTAssertEqual(try reopened.search(["any": "thing"]).count, 0)
+        XCTAssertEqual(text(try reopened.secret(titled: "old").value), "v")
+        XCTAssertEqual(try database.firstInteger("SELECT count(*) FROM sqlite_master WHERE name = 'attribute'"), 1)
+    }
 }

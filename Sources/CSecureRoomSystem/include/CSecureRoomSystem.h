@@ -70,4 +70,10 @@ int sr_renameat_noreplace(int directory, const char *from, const char *to);
 int sr_wifexited(int status);
 int sr_wexitstatus(int status);
 
+/* Waits for `events` on fd for at most timeout_ms (-1: no limit) with every signal in
+ * `blocked` blocked except during the wait (ppoll(2)): a signal blocked the rest of the
+ * time is delivered only here, so it is never missed between a check and the wait.
+ * Returns poll's result (-1 with errno EINTR when a signal came). */
+int sr_poll_unblocking(int fd, short events, int timeout_ms, const sigset_t *during);
+
 #endif

@@ -8,6 +8,9 @@ public struct Deadline {
     /// A deadline `milliseconds` from now.
     public init(millisecondsFromNow milliseconds: Int64) { end = Self.now() + milliseconds }
 
+    /// The deadline at `microseconds` on CLOCK_MONOTONIC (sd-bus's timeouts).
+    public init(monotonicMicroseconds microseconds: UInt64) { end = Int64(clamping: microseconds / 1000) }
+
     /// Milliseconds left (0 once passed), clamped for poll(2).
     public var remainingMilliseconds: Int32 { Int32(clamping: max(0, end - Self.now())) }
 

@@ -1,0 +1,161 @@
+import CSDBus
+import CSecureRoomSystem
+import Glibc
+import SecureRoomCore
+
+/// The provider's connection to the user's session bus (sd-bus): the well-known name, one
+/// handler for every call under a path prefix, one for a signal, replies and signals out,
+/// and the loop. Single-threaded: sd-bus and every handler run on the calling thread.
+final class BusConnection {
+    private let bus: OpaquePointer
+    private var handlers: [Handler] = []
+
+    /// A call or signal handler and the slot that keeps it registered.
+    private final class Handler {
+        let body: (BusMessage) -> Void
+        var slot: OpaquePointer?
+        init(_ body: @escaping (BusMessage) -> Void) { self.body = body }
+    }
+
+    /// Connects to the session bus of the user running this process
+    /// (DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus).
+    init() throws {
+        var bus: OpaquePointer?
+        let status = sd_bus_open_user(&bus)
+        guard status >= 0, let bus else {
+            throw BusFailure.failed("cannot connect to the session bus: \(String(cString: strerror(-status)))"
+                                    + " (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set?)")
+        }
+        self.bus = bus
+    }
+
+    deinit {
+        for handler in handlers { sd_bus_slot_unref(handler.slot) }
+        sd_bus_flush_close_unref(bus)
+    }
+
+    /// The outcome of asking for a well-known name.
+    enum NameRequest: Equatable {
+        case acquired
+        /// Another connection owns it: who ("…:1.42 (pid 123, gnome-keyring-d)").
+        case owned(by: String)
+    }
+
+    /// Asks for `name` without queueing and without replacing its owner (never fighting
+    /// another provider over it).
+    func request(name: String) throws -> NameRequest {
+        let status = sd_bus_request_name(bus, name, 0)
+        if status == -EEXIST { return .owned(by: owner(of: name)) }
+        guard status >= 0 else { throw BusFailure.failed("cannot own \(name): \(String(cString: strerror(-status)))") }
+        return .acquired
+    }
+
+    /// Gives `name` back (at a clean exit).
+    func release(name: String) { _ = sd_bus_release_name(bus, name) }
+
+    /// Who owns `name`, as "UNIQUE (pid N, COMM)", from the bus's own records.
+    private func owner(of name: String) -> String {
+        var creds: OpaquePointer?
+        let mask = UInt64(SD_BUS_CREDS_PID | SD_BUS_CREDS_UNIQUE_NAME)
+        guard sd_bus_get_name_creds(bus, name, mask, &creds) >= 0, let creds else { return "another connection" }
+        defer { sd_bus_creds_unref(creds) }
+        var unique: UnsafePointer<CChar>?
+        var pid: pid_t = 0
+        _ = sd_bus_creds_get_unique_name(creds, &unique)
+        _ = sd_bus_creds_get_pid(creds, &pid)
+        let who = unique.map { String(cString: $0) } ?? "another connection"
+        guard pid > 0 else { return who }
+        return "\(who) (pid \(pid), \(Self.command(of: pid)))"
+    }
+
+    /// The command name of `pid` (/proc/PID/comm), "?" if it cannot be read.
+    private static func command(of pid: pid_t) -> String {
+        guard let file = fopen("/proc/\(pid)/comm", "re") else { return "?" }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 64)
+        guard fgets(&line, Int32(line.count), file) != nil else { return "?" }
+        let name = String(decoding: line.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "?" : name
+    }
+
+    private static let trampoline: sd_bus_message_handler_t = { message, userdata, _ in
+        guard let message, let userdata else { return 0 }
+        Unmanaged<Handler>.fromOpaque(userdata).takeUnretainedValue().body(BusMessage(pointer: message))
+        return 1
+    }
+
+    /// Calls `body` for every method call to `prefix` and every path below it.
+    func handleCalls(under prefix: String, _ body: @escaping (BusMessage) -> Void) throws {
+        let handler = Handler(body)
+        let status = sd_bus_add_fallback(bus, &handler.slot, prefix, Self.trampoline, Unmanaged.passUnretained(handler).toOpaque())
+        guard status >= 0 else { throw BusFailure.failed("cannot serve \(prefix): \(String(cString: strerror(-status)))") }
+        handlers.append(handler)
+    }
+
+    /// Calls `body` for each signal `member` of `interface` sent by `sender`.
+    func handleSignals(from sender: String, interface: String, member: String, _ body: @escaping (BusMessage) -> Void) throws {
+        let handler = Handler(body)
+        let status = sd_bus_match_signal(bus, &handler.slot, sender, nil, interface, member, Self.trampoline,
+                                         Unmanaged.passUnretained(handler).toOpaque())
+        guard status >= 0 else { throw BusFailure.failed("cannot watch \(interface).\(member): \(String(cString: strerror(-status)))") }
+        handlers.append(handler)
+    }
+
+    /// Replies to `call` with a body written by `body`; a failure while writing it is sent
+    /// as an error reply instead.
+    func reply(to call: BusMessage, _ body: (BusMessage) throws -> Void) {
+        var created: OpaquePointer?
+        guard sd_bus_message_new_method_return(call.pointer, &created) >= 0, let message = created else { return }
+        defer { sd_bus_message_unref(message) }
+        do {
+            try body(BusMessage(pointer: message))
+            _ = sd_bus_send(bus, message, nil)
+        } catch let failure as BusFailure {
+            reply(to: call, failure: failure)
+        } catch {
+            reply(to: call, failure: BusFailure.failed("\(error)"))
+        }
+    }
+
+    /// Replies to `call` with the error `failure`.
+    func reply(to call: BusMessage, failure: BusFailure) {
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        _ = sd_bus_error_set(&error, failure.name, failure.message)
+        _ = sd_bus_reply_method_error(call.pointer, &error)
+        sd_bus_error_free(&error)
+    }
+
+    /// Emits the signal `interface.member` from `path` with a body written by `body`.
+    func emit(from path: String, interface: String, member: String, _ body: (BusMessage) throws -> Void) {
+        var signal: OpaquePointer?
+        guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
+        defer { sd_bus_message_unref(signal) }
+        guard (try? body(BusMessage(pointer: signal))) != nil else { return }
+        _ = sd_bus_send(bus, signal, nil)
+    }
+
+    /// Processes messages until `stop` says so. Between messages it waits on the bus for at
+    /// most `wake()` milliseconds (-1: until a message comes), with `signals` unblocked
+    /// only during that wait (`sr_poll_unblocking`), so a stop signal is never missed.
+    /// Returns normally if the bus connection ends.
+    func run(signals: sigset_t, wake: () -> Int32, stop: () -> Bool) throws {
+        var unblocked = signals
+        while !stop() {
+            let processed = sd_bus_process(bus, nil)
+            if processed == -ECONNRESET || processed == -ENOTCONN { return }
+            guard processed >= 0 else { throw BusFailure.failed("the session bus failed: \(String(cString: strerror(-processed)))") }
+            if processed > 0 { continue }
+            var timeout = wake()
+            var busDeadline: UInt64 = 0
+            if sd_bus_get_timeout(bus, &busDeadline) >= 0, busDeadline != UInt64.max {
+                let bounded = Deadline(monotonicMicroseconds: busDeadline).remainingMilliseconds
+                timeout = timeout < 0 ? bounded : min(timeout, bounded)
+            }
+            let events = sd_bus_get_events(bus)
+            guard events >= 0 else { return }
+            if sr_poll_unblocking(sd_bus_get_fd(bus), Int16(truncatingIfNeeded: events), timeout, &unblocked) < 0, errno != EINTR {
+                throw BusFailure.failed("waiting on the session bus failed: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import CSDBus
+import Glibc
+import SecureRoomCore
+
+/// One sd-bus message, read front to back or appended to, with typed calls in place of
+/// sd-bus's variadic ones. A message this type creates (`reply`, `signal`) is released by
+/// `send`; an incoming call belongs to sd-bus. A failed read is `InvalidArgs`: callers check
+/// the signature first (`has(signature:)`), so that only happens on malformed contents.
+struct BusMessage {
+    let pointer: OpaquePointer
+
+    /// The unique bus name of the sender ("" if the bus did not say).
+    var sender: String { sd_bus_message_get_sender(pointer).map { String(cString: $0) } ?? "" }
+    /// The object path the message is addressed to.
+    var path: String { sd_bus_message_get_path(pointer).map { String(cString: $0) } ?? "" }
+    /// The interface named by the call ("" if none).
+    var interface: String { sd_bus_message_get_interface(pointer).map { String(cString: $0) } ?? "" }
+    /// The method or signal name.
+    var member: String { sd_bus_message_get_member(pointer).map { String(cString: $0) } ?? "" }
+    /// The body's signature.
+    var signature: String { sd_bus_message_get_signature(pointer, 1).map { String(cString: $0) } ?? "" }
+
+    /// True if the body has exactly `signature`.
+    func has(signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
+
+    // MARK: reading
+
+    private func check(_ status: Int32, _ what: String) throws {
+        guard status >= 0 else { throw BusFailure.invalidArguments("cannot read \(what): \(String(cString: strerror(-status)))") }
+    }
+
+    /// Reads a string ('s') or object path ('o').
+    func readString(_ type: Character = "s") throws -> String {
+        var value: UnsafePointer<CChar>?
+        try check(sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "s")), &value), "a string")
+        guard let value else { throw BusFailure.invalidArguments("missing string") }
+        return String(cString: value)
+    }
+
+    /// Reads a boolean ('b').
+    func readBool() throws -> Bool {
+        var value: Int32 = 0
+        try check(sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value), "a boolean")
+        return value != 0
+    }
+
+    /// Reads a byte array ('ay') into a wiped buffer.
+    func readBytes() throws -> SecretBytes {
+        var data: UnsafeRawPointer?
+        var size = 0
+        try check(sd_bus_message_read_array(pointer, CChar(UInt8(ascii: "y")), &data, &size), "a byte array")
+        guard let data, size > 0 else { return SecretBytes(count: 0) }
+        return SecretBytes(copying: UnsafeRawBufferPointer(start: data, count: size))
+    }
+
+    /// Enters a container; false if an array has ended (for arrays' elements).
+    @discardableResult
+    func enter(_ type: Character, _ contents: String) throws -> Bool {
+        let status = sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "a")), contents)
+        try check(status, "a container \(type)(\(contents))")
+        return status > 0
+    }
+
+    /// Leaves the container entered last.
+    func exit() throws { try check(sd_bus_message_exit_container(pointer), "the end of a container") }
+
+    /// Reads an array of object paths ('ao').
+    func readPaths() throws -> [String] {
+        try enter("a", "o")
+        var paths: [String] = []
+        while !atEnd() { paths.append(try readString("o")) }
+        try exit()
+        return paths
+    }
+
+    /// Reads a string dictionary ('a{ss}'); a key given twice is refused.
+    func readStringDictionary() throws -> [String: String] {
+        try enter("a", "{ss}")
+        var dictionary: [String: String] = [:]
+        while try enter("e", "ss") {
+            let key = try readString(), value = try readString()
+            guard dictionary.updateValue(value, forKey: key) == nil else { throw BusFailure.invalidArguments("the key \"\(key)\" is given twice") }
+            try exit()
+        }
+        try exit()
+        return dictionary
+    }
+
+    /// Reads a property dictionary ('a{sv}'), calling `entry` with each key while positioned
+    /// at its variant; `entry` reads the variant or returns false to have it skipped.
+    func readPropertyDictionary(_ entry: (String) throws -> Bool) throws {
+        try enter("a", "{sv}")
+        while try enter("e", "sv") {
+            if !(try entry(try readString())) { try check(sd_bus_message_skip(pointer, "v"), "a variant") }
+            try exit()
+        }
+        try exit()
+    }
+
+    /// The contents signature of the variant at the read position.
+    func variantContents() throws -> String {
+        var type: CChar = 0
+        var contents: UnsafePointer<CChar>?
+        try check(sd_bus_message_peek_type(pointer, &type, &contents), "a variant")
+        guard type == CChar(UInt8(ascii: "v")), let contents else { throw BusFailure.invalidArguments("a variant was expected") }
+        return String(cString: contents)
+    }
+
+    /// True at the end of the current container.
+    func atEnd() -> Bool { sd_bus_message_at_end(pointer, 0) > 0 }
+
+    // MARK: writing
+
+    private func append(_ status: Int32) throws {
+        guard status >= 0 else { throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))") }
+    }
+
+    /// Appends a string ('s') or object path ('o').
+    func append(_ value: String, as type: Character = "s") throws {
+        try append(value.withCString { sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "s")), $0) })
+    }
+
+    /// Appends a boolean ('b').
+    func append(_ value: Bool) throws {
+        var word: Int32 = value ? 1 : 0
+        try append(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "b")), &word))
+    }
+
+    /// Appends an unsigned 64-bit integer ('t').
+    func append(_ value: UInt64) throws {
+        var word = value
+        try append(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "t")), &word))
+    }
+
+    /// Appends a byte array ('ay').
+    func append(bytes: UnsafeRawBufferPointer) throws {
+        try append(sd_bus_message_append_array(pointer, CChar(UInt8(ascii: "y")), bytes.baseAddress, bytes.count))
+    }
+
+    /// Appends a container of `type` with `contents`, filled by `body`.
+    func container(_ type: Character, _ contents: String, _ body: () throws -> Void) throws {
+        try append(sd_bus_message_open_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "a")), contents))
+        try body()
+        try append(sd_bus_message_close_container(pointer))
+    }
+
+    /// Appends an array of object paths ('ao').
+    func append(paths: [String]) throws {
+        try container("a", "o") { for path in paths { try append(path, as: "o") } }
+    }
+
+    /// Appends a string dictionary ('a{ss}'), keys in order.
+    func append(dictionary: [String: String]) throws {
+        try container("a", "{ss}") {
+            for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
+                try container("e", "ss") { try append(key); try append(value) }
+            }
+        }
+    }
+}

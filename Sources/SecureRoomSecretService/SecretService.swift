@@ -1,0 +1,454 @@
+import Glibc
+import SecureRoomCore
+import SecureRoomVault
+
+/// The Secret Service provider (docs/DESIGN.md §14): owns org.freedesktop.secrets on the
+/// user's session bus and serves the SecureRoom vault as its one collection.
+///
+/// Locked means locked: every request asks `vault.unlockedStore()`, which reads the data
+/// key from the user's kernel keyring; when it is gone (timeout, last session closed,
+/// `secureroom-vault lock`), the request finds the vault locked. Nothing of the vault is
+/// kept between requests, and secrets never reach the disk outside its sealed rows.
+public final class SecretService {
+    /// How the provider reaches the vault; given by the tool, which knows the configuration.
+    public struct Vault {
+        /// The vault file.
+        public let path: String
+        /// The vault opened with the key in the keyring, or nil when it is locked.
+        public let unlockedStore: () throws -> VaultStore?
+        /// Removes the key from the keyring.
+        public let lock: () throws -> Void
+
+        /// The vault at `path`, opened and locked by these closures.
+        public init(path: String, unlockedStore: @escaping () throws -> VaultStore?, lock: @escaping () throws -> Void) {
+            self.path = path
+            self.unlockedStore = unlockedStore
+            self.lock = lock
+        }
+    }
+
+    /// Why `run` returned.
+    public enum Outcome: Equatable {
+        /// A stop signal (SIGTERM, SIGINT, SIGHUP) or the end of the bus connection.
+        case stopped
+        /// Another connection owns org.freedesktop.secrets (who, as the bus says).
+        case nameOwned(by: String)
+    }
+
+    /// The well-known name.
+    public static let busName = "org.freedesktop.secrets"
+    /// Sessions and prompts one client may hold at once.
+    static let perClientLimit = 64
+
+    private let vault: Vault
+    private let promptTimeoutMilliseconds: Int64
+    private let log: (String) -> Void
+    private var connection: BusConnection?
+    private var sessions: [String: TransferSession] = [:]
+    private var prompts: [String: UnlockPrompt] = [:]
+    private var serial = 0
+
+    /// A provider over `vault`; an unlock prompt waits `promptTimeout` seconds; `log`
+    /// receives one line per event (never a secret, a label or an attribute).
+    public init(vault: Vault, promptTimeout: Int64, log: @escaping (String) -> Void) {
+        self.vault = vault
+        promptTimeoutMilliseconds = promptTimeout * 1000
+        self.log = log
+    }
+
+    /// Connects, takes the name (or returns `nameOwned`), and serves until stopped.
+    public func run() throws -> Outcome {
+        let signals = try StopSignals()
+        let connection = try BusConnection()
+        self.connection = connection
+        defer { self.connection = nil }
+        try connection.handleCalls(under: SecretObject.servicePath) { [unowned self] call in handle(call) }
+        try connection.handleSignals(from: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged") {
+            [unowned self] signal in forget(signal)
+        }
+        if case let .owned(owner) = try connection.request(name: Self.busName) { return .nameOwned(by: owner) }
+        log("serving \(vault.path) as \(Self.busName)")
+        try connection.run(signals: signals.unblocked, wake: { [unowned self] in watchPrompts() }, stop: { signals.received })
+        connection.release(name: Self.busName)
+        log("stopped")
+        return .stopped
+    }
+
+    // MARK: dispatch
+
+    private func handle(_ call: BusMessage) {
+        guard let connection else { return }
+        do {
+            try dispatch(call, connection)
+        } catch {
+            let failure = Self.failure(for: error)
+            if failure.name == BusFailure.failed("").name { log("\(call.interface).\(call.member) failed: \(failure.message)") }
+            connection.reply(to: call, failure: failure)
+        }
+    }
+
+    /// Every error as the D-Bus error the client receives: the one mapping.
+    static func failure(for error: Error) -> BusFailure {
+        switch error {
+        case let failure as BusFailure: return failure
+        case let error as VaultError:
+            switch error {
+            case .locked: return .isLocked(error.description)
+            case .invalid: return .invalidArguments(error.description)
+            case .noSuchItem, .notFound: return .noSuchObject(error.description)
+            default: return .failed(error.description)
+            }
+        default: return .failed("\(error)")
+        }
+    }
+
+    private func dispatch(_ call: BusMessage, _ connection: BusConnection) throws {
+        let object = SecretObject(path: call.path)
+        let interface = call.interface, member = call.member
+        switch interface {
+        case "org.freedesktop.DBus.Introspectable" where member == "Introspect":
+            let children: [String]
+            if case let .node(names) = object { children = names } else { children = [] }
+            guard object != .unknown else { throw BusFailure.noSuchObject("no object at \(call.path)") }
+            connection.reply(to: call) { try $0.append(Introspection.xml(for: object, children: children)) }
+            return
+        case "org.freedesktop.DBus.Properties":
+            try properties(call, object, connection)
+            return
+        default: break
+        }
+        switch object {
+        case .service: try serviceCall(call, connection)
+        case .collection: try collectionCall(call, connection)
+        case let .item(id): try itemCall(call, id: id, connection)
+        case let .session(path):
+            guard member == "Close", interface.isEmpty || interface == "org.freedesktop.Secret.Session" else { throw unknown(call) }
+            _ = try session(path, for: call)
+            sessions[path] = nil
+            connection.reply(to: call) { _ in }
+        case let .prompt(path): try promptCall(call, path: path, connection)
+        case .node, .unknown: throw BusFailure.noSuchObject("no object at \(call.path)")
+        }
+    }
+
+    private func unknown(_ call: BusMessage) -> BusFailure {
+        .unknownMethod("no method \(call.interface.isEmpty ? "" : call.interface + ".")\(call.member) with signature (\(call.signature)) at \(call.path)")
+    }
+
+    /// Checks that `call` is `member` of `interface` (or names no interface) with `signature`.
+    private func matches(_ call: BusMessage, _ interface: String, _ member: String, _ signature: String) throws -> Bool {
+        guard call.member == member, call.interface.isEmpty || call.interface == interface else { return false }
+        guard call.has(signature: signature) else {
+            throw BusFailure.invalidArguments("\(member) takes (\(signature)), not (\(call.signature))")
+        }
+        return true
+    }
+
+    // MARK: org.freedesktop.Secret.Service
+
+    private func serviceCall(_ call: BusMessage, _ connection: BusConnection) throws {
+        let interface = "org.freedesktop.Secret.Service"
+        if try matches(call, interface, "OpenSession", "sv") {
+            try openSession(call, connection)
+        } else if try matches(call, interface, "SearchItems", "a{ss}") {
+            let found = try search(call.readStringDictionary())
+            connection.reply(to: call) { try $0.append(paths: found); try $0.append(paths: []) }
+        } else if try matches(call, interface, "GetSecrets", "aoo") {
+            try getSecrets(call, connection)
+        } else if try matches(call, interface, "Unlock", "ao") {
+            try unlock(call, connection)
+        } else if try matches(call, interface, "Lock", "ao") {
+            let objects = try call.readPaths()
+            try vault.lock()
+            log("locked at the request of \(call.sender)")
+            connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
+        } else if try matches(call, interface, "ReadAlias", "s") {
+            let alias = try call.readString()
+            connection.reply(to: call) { try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o") }
+        } else if try matches(call, interface, "SetAlias", "so") {
+            let (alias, path) = (try call.readString(), try call.readString("o"))
+            guard SecretObject.aliases.contains(alias), SecretObject(path: path) == .collection else {
+                throw BusFailure.notSupported("the aliases are fixed: \(SecretObject.aliases.joined(separator: " and ")) name the SecureRoom vault")
+            }
+            connection.reply(to: call) { _ in }
+        } else if try matches(call, interface, "CreateCollection", "a{sv}s") {
+            try call.readPropertyDictionary { _ in false }
+            let alias = try call.readString()
+            guard SecretObject.aliases.contains(alias) else {
+                throw BusFailure.notSupported("this provider has one collection, the SecureRoom vault (alias \"default\"); it makes no others")
+            }
+            connection.reply(to: call) { try $0.append(SecretObject.collectionPath, as: "o"); try $0.append("/", as: "o") }
+        } else {
+            throw unknown(call)
+        }
+    }
+
+    private func openSession(_ call: BusMessage, _ connection: BusConnection) throws {
+        let name = try call.readString()
+        guard let algorithm = TransferSession.Algorithm(rawValue: name) else {
+            throw BusFailure.notSupported("the algorithm \"\(name)\" is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
+        }
+        guard sessions.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
+            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) sessions at once")
+        }
+        let contents = try call.variantContents()
+        let session: TransferSession
+        var output: [UInt8]?
+        switch algorithm {
+        case .plain:
+            guard contents == "s" else { throw BusFailure.invalidArguments("plain takes an empty string as input, not (\(contents))") }
+            session = .plain(owner: call.sender)
+        case .dhAES:
+            guard contents == "ay" else { throw BusFailure.invalidArguments("\(name) takes the client's public key (ay), not (\(contents))") }
+            try call.enter("v", "ay")
+            let peer = try call.readBytes()
+            try call.exit()
+            (session, output) = try TransferSession.negotiate(owner: call.sender, peerPublicKey: peer)
+        }
+        serial += 1
+        let path = SecretObject.sessionPrefix + String(serial)
+        sessions[path] = session
+        connection.reply(to: call) { reply in
+            if let output {
+                try reply.container("v", "ay") { try output.withUnsafeBytes { try reply.append(bytes: $0) } }
+            } else {
+                try reply.container("v", "s") { try reply.append("") }
+            }
+            try reply.append(path, as: "o")
+        }
+    }
+
+    /// The session at `path`, if `call`'s sender opened it.
+    private func session(_ path: String, for call: BusMessage) throws -> TransferSession {
+        guard let session = sessions[path], session.owner == call.sender else {
+            throw BusFailure.noSession("no session \(path) for this client (open one with OpenSession)")
+        }
+        return session
+    }
+
+    /// The vault, open, or IsLocked.
+    private func unlockedStore() throws -> VaultStore {
+        guard let store = try vault.unlockedStore() else {
+            throw BusFailure.isLocked("the SecureRoom vault is locked; run 'secureroom-vault unlock' (or log in with your PIN)")
+        }
+        return store
+    }
+
+    private func search(_ attributes: [String: String]) throws -> [String] {
+        try unlockedStore().search(attributes).sorted { $0.modified > $1.modified }.map { SecretObject.itemPath($0.id) }
+    }
+
+    private func getSecrets(_ call: BusMessage, _ connection: BusConnection) throws {
+        let paths = try call.readPaths()
+        let session = try session(try call.readString("o"), for: call)
+        var secrets: [(String, VaultSecret)] = []
+        if let store = try vault.unlockedStore() {
+            for path in paths {
+                guard case let .item(id) = SecretObject(path: path) else { continue }
+                // An item removed meanwhile is left out, as a locked one is.
+                if let secret = try? store.secret(id: id) { secrets.append((path, secret)) }
+            }
+        }
+        connection.reply(to: call) { reply in
+            try reply.container("a", "{o(oayays)}") {
+                for (path, secret) in secrets {
+                    try reply.container("e", "o(oayays)") {
+                        try reply.append(path, as: "o")
+                        try append(secret, in: session, path: path, to: reply)
+                    }
+                }
+            }
+        }
+    }
+
+    private func append(_ secret: VaultSecret, in session: TransferSession, path: String, to reply: BusMessage) throws {
+        let sessionPath = sessions.first { $0.value === session }?.key ?? "/"
+        let (parameters, value) = try session.encode(secret.value)
+        try reply.container("r", "oayays") {
+            try reply.append(sessionPath, as: "o")
+            try parameters.withUnsafeBytes { try reply.append(bytes: $0) }
+            try value.withUnsafeBytes { try reply.append(bytes: $0) }
+            try reply.append(secret.contentType)
+        }
+    }
+
+    private func unlock(_ call: BusMessage, _ connection: BusConnection) throws {
+        let objects = try call.readPaths()
+        if try vault.unlockedStore() != nil {
+            connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
+            return
+        }
+        guard prompts.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
+            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) prompts at once")
+        }
+        serial += 1
+        let prompt = UnlockPrompt(path: SecretObject.promptPrefix + String(serial), owner: call.sender, objects: objects)
+        prompts[prompt.path] = prompt
+        connection.reply(to: call) { try $0.append(paths: []); try $0.append(prompt.path, as: "o") }
+    }
+
+    // MARK: org.freedesktop.Secret.Collection
+
+    private func collectionCall(_ call: BusMessage, _ connection: BusConnection) throws {
+        let interface = "org.freedesktop.Secret.Collection"
+        if try matches(call, interface, "SearchItems", "a{ss}") {
+            let found = try search(call.readStringDictionary())
+            connection.reply(to: call) { try $0.append(paths: found) }
+        } else if try matches(call, interface, "CreateItem", "a{sv}(oayays)b") {
+            try createItem(call, connection)
+        } else if try matches(call, interface, "Delete", "") {
+            throw BusFailure.notSupported("the SecureRoom vault is not deleted through the Secret Service")
+        } else {
+            throw unknown(call)
+        }
+    }
+
+    private func createItem(_ call: BusMessage, _ connection: BusConnection) throws {
+        var label = "", attributes: [String: String] = [:]
+        try call.readPropertyDictionary { key in
+            switch key {
+            case "org.freedesktop.Secret.Item.Label":
+                label = try readVariant(call, "s") { try call.readString() }
+            case "org.freedesktop.Secret.Item.Attributes":
+                attributes = try readVariant(call, "a{ss}") { try call.readStringDictionary() }
+            default: return false
+            }
+            return true
+        }
+        let (value, contentType) = try readSecret(call)
+        let replace = try call.readBool()
+        let (secret, replaced) = try unlockedStore().create(label: label, attributes: attributes, contentType: contentType,
+                                                          value: value, replace: replace)
+        let path = SecretObject.itemPath(secret.id)
+        connection.reply(to: call) { try $0.append(path, as: "o"); try $0.append("/", as: "o") }
+        itemSignal(replaced ? "ItemChanged" : "ItemCreated", path)
+    }
+
+    private func readVariant<T>(_ call: BusMessage, _ contents: String, _ body: () throws -> T) throws -> T {
+        let actual = try call.variantContents()
+        guard actual == contents else { throw BusFailure.invalidArguments("expected a variant of (\(contents)), not (\(actual))") }
+        try call.enter("v", contents)
+        let value = try body()
+        try call.exit()
+        return value
+    }
+
+    /// Reads a secret struct (oayays) and decodes its value in its session.
+    private func readSecret(_ call: BusMessage) throws -> (SecretBytes, contentType: String) {
+        try call.enter("r", "oayays")
+        let session = try session(try call.readString("o"), for: call)
+        let parameters = try call.readBytes(), encoded = try call.readBytes()
+        let contentType = try call.readString()
+        try call.exit()
+        return (try session.decode(parameters: parameters, value: encoded), contentType)
+    }
+
+    private func itemSignal(_ member: String, _ path: String) {
+        connection?.emit(from: SecretObject.collectionPath, interface: "org.freedesktop.Secret.Collection", member: member) {
+            try $0.append(path, as: "o")
+        }
+    }
+
+    // MARK: org.freedesktop.Secret.Item
+
+    private func itemCall(_ call: BusMessage, id: [UInt8], _ connection: BusConnection) throws {
+        let interface = "org.freedesktop.Secret.Item"
+        if try matches(call, interface, "GetSecret", "o") {
+            let session = try session(try call.readString("o"), for: call)
+            let secret = try unlockedStore().secret(id: id)
+            connection.reply(to: call) { try append(secret, in: session, path: call.path, to: $0) }
+        } else if try matches(call, interface, "SetSecret", "(oayays)") {
+            let (value, contentType) = try readSecret(call)
+            _ = try unlockedStore().update(id: id, value: (value, contentType))
+            connection.reply(to: call) { _ in }
+            itemSignal("ItemChanged", call.path)
+        } else if try matches(call, interface, "Delete", "") {
+            try unlockedStore().remove(id: id)
+            connection.reply(to: call) { try $0.append("/", as: "o") }
+            itemSignal("ItemDeleted", call.path)
+        } else {
+            throw unknown(call)
+        }
+    }
+
+    // MARK: org.freedesktop.Secret.Prompt
+
+    private func promptCall(_ call: BusMessage, path: String, _ connection: BusConnection) throws {
+        guard let prompt = prompts[path], prompt.owner == call.sender else { throw BusFailure.noSuchObject("no prompt \(path) for this client") }
+        let interface = "org.freedesktop.Secret.Prompt"
+        if try matches(call, interface, "Prompt", "s") {
+            guard prompt.start(until: Deadline(millisecondsFromNow: promptTimeoutMilliseconds)) else {
+                throw BusFailure.failed("this prompt is already showing")
+            }
+            connection.reply(to: call) { _ in }
+            log("vault locked: run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)")
+        } else if try matches(call, interface, "Dismiss", "") {
+            connection.reply(to: call) { _ in }
+            complete(prompt, unlocked: false)
+        } else {
+            throw unknown(call)
+        }
+    }
+
+    /// Completes every waiting prompt whose vault is now unlocked or whose wait ran out;
+    /// returns how long to wait for the next look (-1 when no prompt waits).
+    private func watchPrompts() -> Int32 {
+        let waiting = prompts.values.filter { $0.deadline != nil }
+        guard !waiting.isEmpty else { return -1 }
+        let unlocked = (try? vault.unlockedStore()) != nil
+        for prompt in waiting where unlocked || prompt.deadline?.hasPassed == true { complete(prompt, unlocked: unlocked) }
+        return prompts.values.contains { $0.deadline != nil } ? 250 : -1
+    }
+
+    private func complete(_ prompt: UnlockPrompt, unlocked: Bool) {
+        prompts[prompt.path] = nil
+        connection?.emit(from: prompt.path, interface: "org.freedesktop.Secret.Prompt", member: "Completed") { signal in
+            try signal.append(!unlocked)
+            try signal.container("v", "ao") { try signal.append(paths: unlocked ? prompt.objects : []) }
+        }
+        log(unlocked ? "vault unlocked; prompt completed" : "prompt dismissed or timed out")
+    }
+
+    /// Drops the sessions and prompts of a client that left the bus.
+    private func forget(_ signal: BusMessage) {
+        guard signal.has(signature: "sss"), let name = try? signal.readString(), let _ = try? signal.readString(),
+              let newOwner = try? signal.readString(), newOwner.isEmpty, name.hasPrefix(":") else { return }
+        sessions = sessions.filter { $0.value.owner != name }
+        prompts = prompts.filter { $0.value.owner != name }
+    }
+
+    // MARK: org.freedesktop.DBus.Properties
+
+    private func properties(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let properties = ObjectProperties(object: object, vault: vault)
+        let interface = "org.freedesktop.DBus.Properties"
+        if try matches(call, interface, "Get", "ss") {
+            let (_, name) = (try call.readString(), try call.readString())
+            let values = try properties.values()
+            guard let value = values.first(where: { $0.name == name }) else {
+                throw BusFailure.unknownProperty("no property \(name) at \(call.path)")
+            }
+            connection.reply(to: call) { try value.append(to: $0) }
+        } else if try matches(call, interface, "GetAll", "s") {
+            let requested = try call.readString()
+            let values = requested.isEmpty || requested == properties.interface ? try properties.values() : []
+            connection.reply(to: call) { reply in
+                try reply.container("a", "{sv}") {
+                    for value in values { try reply.container("e", "sv") { try reply.append(value.name); try value.append(to: reply) } }
+                }
+            }
+        } else if try matches(call, interface, "Set", "ssv") {
+            let (_, name) = (try call.readString(), try call.readString())
+            guard case let .item(id) = object else { throw BusFailure.readOnly("\(name) cannot be set at \(call.path)") }
+            switch name {
+            case "Label": _ = try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
+            case "Attributes": _ = try unlockedStore().update(id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
+            default: throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
+            }
+            connection.reply(to: call) { _ in }
+            itemSignal("ItemChanged", call.path)
+        } else {
+            throw unknown(call)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import CSecureRoomCrypto
+import CSecureRoomTransferCrypto
+import SecureRoomCore
+
+/// A Secret Service session: how secrets travel between one client and the provider
+/// (docs/DESIGN.md §14). "plain" sends them as they are (the bus is the user's own);
+/// "dh-ietf1024-sha256-aes128-cbc-pkcs7" agrees a key by Diffie-Hellman in the RFC 2409
+/// 1024-bit group, HKDF-SHA256 (no salt, no info) of the shared secret to 16 bytes, and
+/// sends each secret AES-128-CBC encrypted with PKCS#7 padding, its random IV as the
+/// secret's parameters. Only the client that opened a session may use it.
+final class TransferSession {
+    /// The algorithms, by their Secret Service names.
+    enum Algorithm: String {
+        case plain
+        case dhAES = "dh-ietf1024-sha256-aes128-cbc-pkcs7"
+    }
+
+    /// The unique bus name of the client that opened it.
+    let owner: String
+    let algorithm: Algorithm
+    /// The AES key (dh only).
+    private let key: SecretBytes?
+
+    private static let keyLength = 16
+    private static let ivLength = 16
+
+    private init(owner: String, algorithm: Algorithm, key: SecretBytes?) {
+        self.owner = owner
+        self.algorithm = algorithm
+        self.key = key
+    }
+
+    /// A plain session.
+    static func plain(owner: String) -> TransferSession {
+        TransferSession(owner: owner, algorithm: .plain, key: nil)
+    }
+
+    /// A dh session from the client's public key; returns it and our public key.
+    static func negotiate(owner: String, peerPublicKey: SecretBytes) throws -> (TransferSession, [UInt8]) {
+        var ours = [UInt8](repeating: 0, count: Int(SR_DH_IETF1024_LENGTH))
+        let shared = SecretBytes(count: Int(SR_DH_IETF1024_LENGTH))
+        let agreed = shared.withUnsafeMutableBytes { secret in
+            peerPublicKey.withUnsafeBytes { peer in
+                sr_dh_ietf1024(peer.baseAddress?.assumingMemoryBound(to: UInt8.self), peer.count, &ours,
+                               secret.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        guard agreed == 1 else {
+            throw BusFailure.invalidArguments("the client's public key is not a valid 1 to 128-byte value in the group (1 < y < p-1)")
+        }
+        let key = SecretBytes(count: keyLength)
+        let derived = key.withUnsafeMutableBytes { out in
+            shared.withUnsafeBytes { secret in
+                sr_hkdf_sha256(secret.baseAddress, secret.count, nil, 0, nil, 0,
+                               out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
+            }
+        }
+        guard derived == 1 else { throw BusFailure.failed("key derivation failed in libcrypto") }
+        return (TransferSession(owner: owner, algorithm: .dhAES, key: key), ours)
+    }
+
+    /// The secret a client sent: `parameters` and `value` as they came.
+    func decode(parameters: SecretBytes, value: SecretBytes) throws -> SecretBytes {
+        guard let key else {
+            guard parameters.count == 0 else { throw BusFailure.invalidArguments("a plain session's secret has no parameters") }
+            return value
+        }
+        guard parameters.count == Self.ivLength else {
+            throw BusFailure.invalidArguments("the secret's parameters must be its 16-byte IV (got \(parameters.count) bytes)")
+        }
+        guard value.count > 0, value.count % 16 == 0 else {
+            throw BusFailure.invalidArguments("the encrypted secret is not a whole number of AES blocks (\(value.count) bytes)")
+        }
+        let plain = SecretBytes(count: value.count + 16)
+        var length = 0
+        let ok = try cipher(encrypt: false, key: key, iv: parameters, input: value, output: plain, length: &length)
+        guard ok else { throw BusFailure.invalidArguments("the secret does not decrypt (bad padding: wrong key or IV)") }
+        return plain.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+
+    /// The secret to send: (parameters, value).
+    func encode(_ secret: SecretBytes) throws -> (parameters: [UInt8], value: SecretBytes) {
+        guard let key else { return ([], secret) }
+        let iv = try SecretBytes.random(count: Self.ivLength)
+        let encrypted = SecretBytes(count: secret.count + 16)
+        var length = 0
+        guard try cipher(encrypt: true, key: key, iv: iv, input: secret, output: encrypted, length: &length) else {
+            throw BusFailure.failed("encryption failed in libcrypto")
+        }
+        let value = encrypted.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        return (iv.withUnsafeBytes { Array($0) }, value)
+    }
+
+    private func cipher(encrypt: Bool, key: SecretBytes, iv: SecretBytes, input: SecretBytes, output: SecretBytes,
+                        length: inout Int) throws -> Bool {
+        output.withUnsafeMutableBytes { out in
+            key.withUnsafeBytes { key in
+                iv.withUnsafeBytes { iv in
+                    input.withUnsafeBytes { input in
+                        sr_aes128_cbc(encrypt ? 1 : 0, key.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                      iv.baseAddress?.assumingMemoryBound(to: UInt8.self), input.baseAddress, input.count,
+                                      out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1
+                    }
+                }
+            }
+        }
+    }
+}

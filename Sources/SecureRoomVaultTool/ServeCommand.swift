@@ -1,0 +1,62 @@
+import ArgumentParser
+import SecureRoomCommandSupport
+import SecureRoomCore
+import SecureRoomSecretService
+import SecureRoomToolSupport
+import SecureRoomVault
+
+/// `secureroom-vault serve`: the vault as the Secret Service of the user's session.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Provide the vault to applications as the Secret Service (org.freedesktop.secrets) of your session bus.",
+        discussion: """
+        Runs in the foreground: what the systemd user unit secureroom-secrets.service and \
+        the D-Bus activation file start when an application first asks for \
+        org.freedesktop.secrets. Applications that use libsecret (secret-tool, browsers, \
+        git's credential helper) then keep their secrets in this vault, as items with a \
+        label and attributes; 'list' and 'get' see the same items by title. If another \
+        provider (gnome-keyring, KeePassXC) owns the name, serve says which and exits \
+        with status 5: it never takes the name over.
+
+        The vault must be unlocked (by logging in with your PIN, or 'secureroom-vault \
+        unlock'): serve reads the key from your kernel keyring at each request, so \
+        when the vault locks, the next request is refused with \
+        org.freedesktop.Secret.Error.IsLocked. An application that asks to unlock gets \
+        a prompt that waits --prompt-timeout seconds for 'secureroom-vault unlock'; \
+        serve never asks for the PIN itself. Events are logged on standard error (the \
+        journal, under systemd), never a secret, a label or an attribute.
+        """)
+
+    @Option(help: ArgumentHelp("How long an unlock prompt waits for 'secureroom-vault unlock' (1 to 3600).", valueName: "seconds"))
+    var promptTimeout: Int64 = 60
+
+    @OptionGroup var vault: VaultOptions
+
+    func validate() throws {
+        guard (1...3600).contains(promptTimeout) else {
+            throw ValidationError("--prompt-timeout must be 1 to 3600 seconds (was \(promptTimeout))")
+        }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let path = try vault.path()
+            let keyring = try VaultKeyring.current()
+            let access = SecretService.Vault(
+                path: path,
+                unlockedStore: {
+                    guard let (key, _) = try VaultOptions.unlockedKey(keyring) else { return nil }
+                    return try VaultStore(path: path, dataKey: key, create: false)
+                },
+                lock: { _ = try keyring.remove() })
+            let service = SecretService(vault: access, promptTimeout: promptTimeout) {
+                ToolOutput.writeError("secureroom-vault serve: \($0)\n")
+            }
+            if case let .nameOwned(owner) = try service.run() {
+                printError("\(SecretService.busName) is already provided by \(owner); not starting")
+                throw ExitStatus.nameOwned
+            }
+        }
+    }
+}
