@@ -381,12 +381,30 @@ public final class SecretService {
                 throw BusFailure.failed("this prompt is already showing")
             }
             connection.reply(to: call) { _ in }
-            log("vault locked: run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)")
+            let advice = "run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)"
+            log("vault locked: " + advice)
+            notify("An application asks for your secrets. To unlock the SecureRoom vault, " + advice + ".")
         } else if try matches(call, interface, "Dismiss", "") {
             connection.reply(to: call) { _ in }
             complete(prompt, unlocked: false)
         } else {
             throw unknown(call)
+        }
+    }
+
+    /// Shows `text` as a desktop notification, if a notification service is on the bus
+    /// (org.freedesktop.Notifications); nothing waits for it, and nothing fails without it.
+    private func notify(_ text: String) {
+        connection?.call("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+                         interface: "org.freedesktop.Notifications", member: "Notify") { call in
+            try call.append("SecureRoom")
+            try call.append(UInt32(0))
+            try call.append("dialog-password")
+            try call.append("Vault locked")
+            try call.append(text)
+            try call.container("a", "s") {}
+            try call.container("a", "{sv}") {}
+            try call.append(Int32(clamping: promptTimeoutMilliseconds))
         }
     }
 

@@ -134,6 +134,16 @@ final class BusConnection {
         _ = sd_bus_send(bus, signal, nil)
     }
 
+    /// Calls `interface.member` on `destination` at `path` without waiting for (or
+    /// wanting) a reply: best effort, as for a desktop notification.
+    func call(_ destination: String, _ path: String, interface: String, member: String, _ body: (BusMessage) throws -> Void) {
+        var call: OpaquePointer?
+        guard sd_bus_message_new_method_call(bus, &call, destination, path, interface, member) >= 0, let call else { return }
+        defer { sd_bus_message_unref(call) }
+        guard sd_bus_message_set_expect_reply(call, 0) >= 0, (try? body(BusMessage(pointer: call))) != nil else { return }
+        _ = sd_bus_send(bus, call, nil)
+    }
+
     /// Processes messages until `stop` says so. Between messages it waits on the bus for at
     /// most `wake()` milliseconds (-1: until a message comes), with `signals` unblocked
     /// only during that wait (`sr_poll_unblocking`), so a stop signal is never missed.

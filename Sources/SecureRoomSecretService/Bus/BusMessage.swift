@@ -111,37 +111,49 @@ struct BusMessage {
 
     // MARK: writing
 
-    private func append(_ status: Int32) throws {
+    private func written(_ status: Int32) throws {
         guard status >= 0 else { throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))") }
     }
 
     /// Appends a string ('s') or object path ('o').
     func append(_ value: String, as type: Character = "s") throws {
-        try append(value.withCString { sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "s")), $0) })
+        try written(value.withCString { sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "s")), $0) })
     }
 
     /// Appends a boolean ('b').
     func append(_ value: Bool) throws {
         var word: Int32 = value ? 1 : 0
-        try append(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "b")), &word))
+        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "b")), &word))
     }
 
     /// Appends an unsigned 64-bit integer ('t').
     func append(_ value: UInt64) throws {
         var word = value
-        try append(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "t")), &word))
+        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "t")), &word))
+    }
+
+    /// Appends an unsigned 32-bit integer ('u').
+    func append(_ value: UInt32) throws {
+        var word = value
+        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "u")), &word))
+    }
+
+    /// Appends a signed 32-bit integer ('i').
+    func append(_ value: Int32) throws {
+        var word = value
+        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "i")), &word))
     }
 
     /// Appends a byte array ('ay').
     func append(bytes: UnsafeRawBufferPointer) throws {
-        try append(sd_bus_message_append_array(pointer, CChar(UInt8(ascii: "y")), bytes.baseAddress, bytes.count))
+        try written(sd_bus_message_append_array(pointer, CChar(UInt8(ascii: "y")), bytes.baseAddress, bytes.count))
     }
 
     /// Appends a container of `type` with `contents`, filled by `body`.
     func container(_ type: Character, _ contents: String, _ body: () throws -> Void) throws {
-        try append(sd_bus_message_open_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "a")), contents))
+        try written(sd_bus_message_open_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "a")), contents))
         try body()
-        try append(sd_bus_message_close_container(pointer))
+        try written(sd_bus_message_close_container(pointer))
     }
 
     /// Appends an array of object paths ('ao').
