@@ -52,6 +52,8 @@
 #                              always returns 0
 #   all 'COND' ...             every COND (a predicate call, as one string) holds
 #   system_digest, mount_points
+#   tally_none_left OK BAD     wait up to 3 s for `test_processes` (the caller's) to print
+#                              nothing; count one check; on failure show them with ps
 #   require_private_ns mnt|net WHAT   die unless the inner run has its own namespace of that kind
 #   enter_namespaces [NET_WHAT]  both checks (net only given NET_WHAT; then $T/netns and lo
 #                              up), then mount --make-rprivate /
@@ -140,6 +142,18 @@ system_digest() {
 
 # Mount points of this mount namespace.
 mount_points() { awk '{ print $5 }' /proc/self/mountinfo | sort; }
+
+tally_none_left() {
+    local left i
+    for (( i = 0; i < 30; i++ )); do
+        left=$(test_processes | tr '\n' ' ')
+        [ -z "$left" ] && break
+        sleep 0.1
+    done
+    tally "$1" "$2: $left" test -z "$left" && return 0
+    # shellcheck disable=SC2086
+    ps -o pid,user,args -p "$(echo $left | tr ' ' ',')" 2>/dev/null | sed 's/^/#   /' || true
+}
 
 # ---------------------------------------------------------------------------------------
 # Outer run: prerequisites, namespace, before/after comparison.

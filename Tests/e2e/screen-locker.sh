@@ -120,16 +120,7 @@ test_processes() {
     return 0
 }
 outer_checks() {
-    local left i
-    for (( i = 0; i < 30; i++ )); do
-        left=$(test_processes | tr '\n' ' ')
-        [ -z "$left" ] && break
-        sleep 0.1
-    done
-    tally "no Xvfb, i3lock or gdb of the test left running" "processes of the test left running: $left" \
-        test -z "$left" && return 0
-    # shellcheck disable=SC2086
-    ps -o pid,user,args -p "$(echo $left | tr ' ' ',')" 2>/dev/null | sed 's/^/#   /' || true
+    tally_none_left "no Xvfb, i3lock or gdb of the test left running" "processes of the test left running"
 }
 outer_cleanup() {
     local pids
