@@ -33,7 +33,8 @@ struct VaultCommand: ParsableCommand {
           /etc/pam.d/secureroom-vault              the PAM service 'unlock' runs
           /etc/security/secureroom.conf            options (vault_timeout=, wipe_after=)
           /usr/lib/systemd/user/secureroom-secrets.service   the user unit that runs 'serve'
-          /usr/share/dbus-1/services/                        its D-Bus activation file
+          /usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service
+                                                   its D-Bus activation file
         """,
         version: "0.1.0",
         subcommands: [

@@ -7,6 +7,13 @@
 #     the state (pepper) and /run/secureroom, registered the pam-auth-update profiles
 #     and enabled none of them; the module is in the multiarch PAM directory and the
 #     helper is setuid root;
+#   * secureroom installed the Secret Service provider's systemd user unit
+#     (/usr/lib/systemd/user/secureroom-secrets.service: Type=dbus,
+#     BusName=org.freedesktop.secrets, ExecStart=/usr/bin/secureroom-vault serve) and its
+#     D-Bus activation file (/usr/share/dbus-1/services/
+#     org.freedesktop.secrets.secureroom.service: Exec= the same, SystemdService= the
+#     unit), 0644 root, enabled nowhere (no [Install], no link in /etc/systemd/user), and
+#     `secureroom-vault serve --help` describes serve (--prompt-timeout);
 #   * a user with a real password (chpasswd), `pam-auth-update --enable secureroom`
 #     (after which chpasswd must still change passwords: common-password has the
 #     profile's line too), `secureroom set USER`, then `pamtester login USER
@@ -15,7 +22,8 @@
 #   * the upgrade to the same packages built with a higher version (scripts/package
 #     --version) keeps the pepper byte for byte (never re-initialised), the profile
 #     enabled, and the PIN working;
-#   * `apt remove`: no file in /etc/pam.d names pam_secureroom on a non-comment line
+#   * `apt remove`: the unit and the activation file are gone (not conffiles); no file
+#     in /etc/pam.d names pam_secureroom on a non-comment line
 #     but secureroom's own /etc/pam.d/secureroom-vault, a conffile that dpkg keeps until
 #     purge like every conffile (its program is gone with the package); common-* are
 #     back to Debian's; the password authenticates through pamtester; the state and
@@ -247,6 +255,41 @@ authenticate() {
 }
 refused() { ! authenticate "$1"; }
 pepper_digest() { in_root sha256sum /var/lib/secureroom/pepper | cut -d' ' -f1; }
+# The Secret Service provider: the systemd user unit and the D-Bus activation file.
+provider_unit=/usr/lib/systemd/user/secureroom-secrets.service
+provider_activation=/usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service
+# has_lines FILE LINE...: FILE (in the root) has each LINE exactly.
+has_lines() {
+  local file=$1 line bad=0
+  shift
+  for line in "$@"; do
+    if grep -qxF -- "$line" "$root$file"; then echo "$file: $line"; else echo "$file lacks: $line"; bad=1; fi
+  done
+  return "$bad"
+}
+provider_files() {
+  file_is "$provider_unit" "regular file" "644 root:root" &&
+    file_is "$provider_activation" "regular file" "644 root:root" &&
+    has_lines "$provider_unit" Type=dbus BusName=org.freedesktop.secrets \
+      'ExecStart=/usr/bin/secureroom-vault serve' RestartPreventExitStatus=5 &&
+    has_lines "$provider_activation" '[D-BUS Service]' Name=org.freedesktop.secrets \
+      'Exec=/usr/bin/secureroom-vault serve' SystemdService=secureroom-secrets.service
+}
+# The subcommand itself (an unknown one with --help would print the tool's own help).
+serve_exists() {
+  local help
+  help=$(in_root secureroom-vault serve --help) || return 1
+  printf '%s\n' "$help" | head -n 3
+  grep -q -e '--prompt-timeout' <<<"$help"
+}
+# Started by D-Bus only: no [Install] section, so nothing (dh_installsystemduser, a
+# preset) could have enabled it for every user.
+provider_not_enabled() {
+  local links
+  links=$(find "$root/etc/systemd/user" "$root/usr/lib/systemd/user" -name secureroom-secrets.service -type l 2>/dev/null)
+  echo "links to the unit: ${links:-none}"
+  [ -z "$links" ] && ! grep -q '^\[Install\]' "$root$provider_unit"
+}
 same_pepper() {
   local now; now=$(pepper_digest)
   echo "pepper before: $pepper_before, after: $now"
@@ -287,6 +330,9 @@ check "the helper is /usr/sbin/secureroom-helper, setuid root (4755)" file_is /u
 check "the tools are /usr/bin/secureroom and /usr/bin/secureroom-vault" present /usr/bin/secureroom /usr/bin/secureroom-vault /etc/pam.d/secureroom-vault /etc/pam.d/secureroom-enrol /etc/security/secureroom.conf /usr/lib/tmpfiles.d/secureroom.conf
 check "the profiles are registered and none is enabled (Default: no)" no_profile_enabled
 check "the configuration loads (secureroom policy show)" in_root secureroom policy show
+check "the Secret Service unit and activation file are installed, naming /usr/bin/secureroom-vault serve" provider_files
+check "the Secret Service unit is enabled nowhere (D-Bus activation only)" provider_not_enabled
+check "their ExecStart exists: secureroom-vault serve --help names --prompt-timeout" serve_exists
 
 echo "# use"
 check "a user with a real password (useradd, chpasswd)" make_user
@@ -312,6 +358,7 @@ check "common-* no longer name pam_secureroom" no_module_in_common
 check "no file in /etc/pam.d names pam_secureroom but secureroom's kept conffile secureroom-vault" only_vault_service_names_module
 check "that file is a conffile of secureroom, deleted at purge" vault_service_is_kept_conffile
 check "the module, the helper and the tools are gone" absent "$module" /usr/sbin/secureroom-helper /usr/bin/secureroom /usr/bin/secureroom-vault /usr/share/pam-configs/secureroom
+check "the Secret Service unit and activation file are gone" absent "$provider_unit" "$provider_activation"
 check "remove keeps the state and the configuration" present /var/lib/secureroom/pepper /etc/security/secureroom.conf
 check "the password authenticates through pamtester login" authenticate "$PASSWORD"
 check "the PIN no longer does" refused "$PIN"
