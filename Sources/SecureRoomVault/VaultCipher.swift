@@ -105,9 +105,18 @@ struct VaultCipher {
                 contentType = try reader.text()
                 let count = try reader.integer(4)
                 guard count <= UInt64(Self.maximumAttributeCount) else { throw VaultError.damaged("a secret has too many attributes") }
+                var previous: [UInt8]?
                 for _ in 0..<count {
                     let name = try reader.text()
-                    attributes[name] = try reader.text()
+                    // Names strictly ascending, as written: one canonical form, no duplicates.
+                    guard previous.map({ $0.lexicographicallyPrecedes(Array(name.utf8)) }) ?? true else {
+                        throw VaultError.damaged("a secret's attributes are out of order")
+                    }
+                    previous = Array(name.utf8)
+                    // Distinct as Swift strings too (canonically equivalent names would merge).
+                    guard attributes.updateValue(try reader.text(), forKey: name) == nil else {
+                        throw VaultError.damaged("a secret has an attribute twice")
+                    }
                 }
             }
             return VaultSecret(title: title, value: reader.rest(), created: created, modified: modified,
