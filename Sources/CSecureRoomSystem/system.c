@@ -94,3 +94,16 @@ int sr_poll_unblocking(int fd, short events, int timeout_ms, const sigset_t *dur
     struct timespec limit = { .tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L };
     return ppoll(&entry, 1, timeout_ms < 0 ? NULL : &limit, during);
 }
+
+static volatile sig_atomic_t stop_requested;
+
+static void note_stop(int number) { (void)number; stop_requested = 1; }
+
+int sr_catch_stop_signals(void)
+{
+    struct sigaction action = { .sa_handler = note_stop };
+    sigemptyset(&action.sa_mask);
+    return sigaction(SIGTERM, &action, NULL) | sigaction(SIGINT, &action, NULL) | sigaction(SIGHUP, &action, NULL);
+}
+
+int sr_stop_requested(void) { return stop_requested; }

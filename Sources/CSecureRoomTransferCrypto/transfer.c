@@ -1,7 +1,7 @@
 /*
  * The primitives of CSecureRoomTransferCrypto.h on OpenSSL 3's libcrypto: BIGNUM for the
- * exchange (constant-time exponentiation, exponent in secure memory, cleared when freed),
- * EVP for the cipher.
+ * exchange (constant-time exponentiation; the exponent and the shared secret cleared when
+ * freed), EVP for the cipher.
  */
 #include "CSecureRoomTransferCrypto.h"
 

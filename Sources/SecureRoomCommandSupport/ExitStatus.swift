@@ -13,4 +13,6 @@ public enum ExitStatus {
     public static let notFound = ExitCode(4)
     /// Another Secret Service provider owns org.freedesktop.secrets (`secureroom-vault serve`).
     public static let nameOwned = ExitCode(5)
+    /// No vault file, so nothing to serve (`secureroom-vault serve`).
+    public static let noVault = ExitCode(6)
 }

@@ -8,7 +8,10 @@ import SecureRoomVault
 /// its items show only Locked = true.
 struct ObjectProperties {
     let object: SecretObject
-    let vault: SecretService.Vault
+    /// The vault file (for the collection's dates).
+    let path: String
+    /// The vault, opened when a property needs it; nil when locked.
+    let store: () throws -> VaultStore?
 
     /// One property's name and value.
     struct Value {
@@ -53,14 +56,14 @@ struct ObjectProperties {
         case .service:
             return [Value(name: "Collections", content: .paths([SecretObject.collectionPath]))]
         case .collection:
-            let store = try vault.unlockedStore()
+            let store = try store()
             let items = try store?.ids().map(SecretObject.itemPath) ?? []
             let changed = fileTime()
             return [Value(name: "Items", content: .paths(items)), Value(name: "Label", content: .string("Login")),
                     Value(name: "Locked", content: .bool(store == nil)), Value(name: "Created", content: .time(changed)),
                     Value(name: "Modified", content: .time(changed))]
         case let .item(id):
-            guard let store = try vault.unlockedStore() else {
+            guard let store = try store() else {
                 return [Value(name: "Locked", content: .bool(true)), Value(name: "Label", content: .string("")),
                         Value(name: "Attributes", content: .dictionary([:])), Value(name: "Created", content: .time(0)),
                         Value(name: "Modified", content: .time(0))]
@@ -79,7 +82,7 @@ struct ObjectProperties {
     /// The vault file's last change (Unix seconds), 0 if it cannot be read.
     private func fileTime() -> Int64 {
         var status = stat()
-        guard lstat(vault.path, &status) == 0 else { return 0 }
+        guard lstat(path, &status) == 0 else { return 0 }
         return Int64(status.st_mtim.tv_sec)
     }
 }

@@ -37,8 +37,17 @@ public final class SecretService {
 
     /// The well-known name.
     public static let busName = "org.freedesktop.secrets"
-    /// Sessions and prompts one client may hold at once.
+    /// Sessions and prompts one client may hold at once, and all clients together.
     static let perClientLimit = 64
+    static let sessionLimit = 4096
+    static let promptLimit = 256
+    /// Most objects one Unlock, Lock or GetSecrets call may name.
+    static let pathLimit = 100_000
+    /// Most bytes of secrets one GetSecrets reply may carry (sd-bus refuses 64 MiB arrays).
+    static let replyLimit = 32 << 20
+    /// How long a write waits for another writer (the CLI) before it fails: the loop
+    /// serves every client, so it never waits SQLite's default 30 s.
+    public static let busyTimeoutMilliseconds: Int32 = 5000
 
     private let vault: Vault
     private let promptTimeoutMilliseconds: Int64
@@ -47,6 +56,10 @@ public final class SecretService {
     private var sessions: [String: TransferSession] = [:]
     private var prompts: [String: UnlockPrompt] = [:]
     private var serial = 0
+    /// Whether the vault was locked at the last look (for PropertiesChanged).
+    private var lastLocked: Bool?
+    /// Until when no further desktop notification goes out (one per prompt wait).
+    private var lastNotice: Deadline?
 
     /// A provider over `vault`; an unlock prompt waits `promptTimeout` seconds; `log`
     /// receives one line per event (never a secret, a label or an attribute).
@@ -110,7 +123,7 @@ public final class SecretService {
             let children: [String]
             if case let .node(names) = object { children = names } else { children = [] }
             guard object != .unknown else { throw BusFailure.noSuchObject("no object at \(call.path)") }
-            connection.reply(to: call) { try $0.append(Introspection.xml(for: object, children: children)) }
+            try connection.reply(to: call) { try $0.append(Introspection.xml(for: object, children: children)) }
             return
         case "org.freedesktop.DBus.Properties":
             try properties(call, object, connection)
@@ -125,7 +138,7 @@ public final class SecretService {
             guard member == "Close", interface.isEmpty || interface == "org.freedesktop.Secret.Session" else { throw unknown(call) }
             _ = try session(path, for: call)
             sessions[path] = nil
-            connection.reply(to: call) { _ in }
+            try connection.reply(to: call) { _ in }
         case let .prompt(path): try promptCall(call, path: path, connection)
         case .node, .unknown: throw BusFailure.noSuchObject("no object at \(call.path)")
         }
@@ -152,32 +165,34 @@ public final class SecretService {
             try openSession(call, connection)
         } else if try matches(call, interface, "SearchItems", "a{ss}") {
             let found = try search(call.readStringDictionary())
-            connection.reply(to: call) { try $0.append(paths: found); try $0.append(paths: []) }
+            try connection.reply(to: call) { try $0.append(paths: found); try $0.append(paths: []) }
         } else if try matches(call, interface, "GetSecrets", "aoo") {
             try getSecrets(call, connection)
         } else if try matches(call, interface, "Unlock", "ao") {
             try unlock(call, connection)
         } else if try matches(call, interface, "Lock", "ao") {
-            let objects = try call.readPaths()
+            let objects = try ourPaths(call.readPaths())
+            _ = try? currentStore()  // an unlock since the last request is told first
             try vault.lock()
+            noteLockState(locked: true)
             log("locked at the request of \(call.sender)")
-            connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
+            try connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
         } else if try matches(call, interface, "ReadAlias", "s") {
             let alias = try call.readString()
-            connection.reply(to: call) { try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o") }
+            try connection.reply(to: call) { try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o") }
         } else if try matches(call, interface, "SetAlias", "so") {
             let (alias, path) = (try call.readString(), try call.readString("o"))
             guard SecretObject.aliases.contains(alias), SecretObject(path: path) == .collection else {
                 throw BusFailure.notSupported("the aliases are fixed: \(SecretObject.aliases.joined(separator: " and ")) name the SecureRoom vault")
             }
-            connection.reply(to: call) { _ in }
+            try connection.reply(to: call) { _ in }
         } else if try matches(call, interface, "CreateCollection", "a{sv}s") {
             try call.readPropertyDictionary { _ in false }
             let alias = try call.readString()
             guard SecretObject.aliases.contains(alias) else {
                 throw BusFailure.notSupported("this provider has one collection, the SecureRoom vault (alias \"default\"); it makes no others")
             }
-            connection.reply(to: call) { try $0.append(SecretObject.collectionPath, as: "o"); try $0.append("/", as: "o") }
+            try connection.reply(to: call) { try $0.append(SecretObject.collectionPath, as: "o"); try $0.append("/", as: "o") }
         } else {
             throw unknown(call)
         }
@@ -188,8 +203,8 @@ public final class SecretService {
         guard let algorithm = TransferSession.Algorithm(rawValue: name) else {
             throw BusFailure.notSupported("the algorithm \"\(name)\" is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
         }
-        guard sessions.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
-            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) sessions at once")
+        guard sessions.count < Self.sessionLimit, sessions.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
+            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) sessions at once, all clients \(Self.sessionLimit)")
         }
         let contents = try call.variantContents()
         let session: TransferSession
@@ -201,14 +216,14 @@ public final class SecretService {
         case .dhAES:
             guard contents == "ay" else { throw BusFailure.invalidArguments("\(name) takes the client's public key (ay), not (\(contents))") }
             try call.enter("v", "ay")
-            let peer = try call.readBytes()
+            let peer = try call.readBytes(atMost: 128, "a dh public key")
             try call.exit()
             (session, output) = try TransferSession.negotiate(owner: call.sender, peerPublicKey: peer)
         }
         serial += 1
         let path = SecretObject.sessionPrefix + String(serial)
         sessions[path] = session
-        connection.reply(to: call) { reply in
+        try connection.reply(to: call) { reply in
             if let output {
                 try reply.container("v", "ay") { try output.withUnsafeBytes { try reply.append(bytes: $0) } }
             } else {
@@ -226,9 +241,16 @@ public final class SecretService {
         return session
     }
 
+    /// The vault, open, or nil when it is locked; notes a change of state for clients.
+    private func currentStore() throws -> VaultStore? {
+        let store = try vault.unlockedStore()
+        noteLockState(locked: store == nil)
+        return store
+    }
+
     /// The vault, open, or IsLocked.
     private func unlockedStore() throws -> VaultStore {
-        guard let store = try vault.unlockedStore() else {
+        guard let store = try currentStore() else {
             throw BusFailure.isLocked("the SecureRoom vault is locked; run 'secureroom-vault unlock' (or log in with your PIN)")
         }
         return store
@@ -239,30 +261,40 @@ public final class SecretService {
     }
 
     private func getSecrets(_ call: BusMessage, _ connection: BusConnection) throws {
-        let paths = try call.readPaths()
-        let session = try session(try call.readString("o"), for: call)
-        var secrets: [(String, VaultSecret)] = []
-        if let store = try vault.unlockedStore() {
-            for path in paths {
-                guard case let .item(id) = SecretObject(path: path) else { continue }
-                // An item removed meanwhile is left out, as a locked one is.
-                if let secret = try? store.secret(id: id) { secrets.append((path, secret)) }
-            }
-        }
-        connection.reply(to: call) { reply in
+        let paths = try ourPaths(call.readPaths())
+        let sessionPath = try call.readString("o")
+        let session = try session(sessionPath, for: call)
+        let store = try currentStore()
+        // Each secret is opened, encoded and appended in turn, so only one is in clear at a time.
+        try connection.reply(to: call) { reply in
+            var size = 0
             try reply.container("a", "{o(oayays)}") {
-                for (path, secret) in secrets {
+                guard let store else { return }
+                for path in paths {
+                    // Only items; one removed meanwhile is left out, as a locked one is.
+                    guard case let .item(id) = SecretObject(path: path), let secret = try? store.secret(id: id) else { continue }
+                    size += secret.value.count
+                    guard size <= Self.replyLimit else {
+                        throw BusFailure.limitsExceeded("these secrets together exceed \(Self.replyLimit >> 20) MiB; ask for fewer at once")
+                    }
                     try reply.container("e", "o(oayays)") {
                         try reply.append(path, as: "o")
-                        try append(secret, in: session, path: path, to: reply)
+                        try append(secret, in: session, path: sessionPath, to: reply)
                     }
                 }
             }
         }
     }
 
-    private func append(_ secret: VaultSecret, in session: TransferSession, path: String, to reply: BusMessage) throws {
-        let sessionPath = sessions.first { $0.value === session }?.key ?? "/"
+    /// `paths` without repeats, in order; more than `pathLimit` is refused.
+    private func ourPaths(_ paths: [String]) throws -> [String] {
+        guard paths.count <= Self.pathLimit else { throw BusFailure.limitsExceeded("at most \(Self.pathLimit) objects at once") }
+        var seen = Set<String>()
+        return paths.filter { seen.insert($0).inserted }
+    }
+
+    /// Appends `secret` as a Secret struct (oayays), encoded in `session`, whose path is `sessionPath`.
+    private func append(_ secret: VaultSecret, in session: TransferSession, path sessionPath: String, to reply: BusMessage) throws {
         let (parameters, value) = try session.encode(secret.value)
         try reply.container("r", "oayays") {
             try reply.append(sessionPath, as: "o")
@@ -273,18 +305,21 @@ public final class SecretService {
     }
 
     private func unlock(_ call: BusMessage, _ connection: BusConnection) throws {
-        let objects = try call.readPaths()
-        if try vault.unlockedStore() != nil {
-            connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
+        // Only objects of this provider are answered for, each once.
+        let objects = try ourPaths(call.readPaths()).filter {
+            switch SecretObject(path: $0) { case .collection, .item: return true; default: return false }
+        }
+        if try currentStore() != nil {
+            try connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
             return
         }
-        guard prompts.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
-            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) prompts at once")
+        guard prompts.count < Self.promptLimit, prompts.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
+            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) prompts at once, all clients \(Self.promptLimit)")
         }
         serial += 1
         let prompt = UnlockPrompt(path: SecretObject.promptPrefix + String(serial), owner: call.sender, objects: objects)
         prompts[prompt.path] = prompt
-        connection.reply(to: call) { try $0.append(paths: []); try $0.append(prompt.path, as: "o") }
+        try connection.reply(to: call) { try $0.append(paths: []); try $0.append(prompt.path, as: "o") }
     }
 
     // MARK: org.freedesktop.Secret.Collection
@@ -293,7 +328,7 @@ public final class SecretService {
         let interface = "org.freedesktop.Secret.Collection"
         if try matches(call, interface, "SearchItems", "a{ss}") {
             let found = try search(call.readStringDictionary())
-            connection.reply(to: call) { try $0.append(paths: found) }
+            try connection.reply(to: call) { try $0.append(paths: found) }
         } else if try matches(call, interface, "CreateItem", "a{sv}(oayays)b") {
             try createItem(call, connection)
         } else if try matches(call, interface, "Delete", "") {
@@ -320,7 +355,7 @@ public final class SecretService {
         let (secret, replaced) = try unlockedStore().create(label: label, attributes: attributes, contentType: contentType,
                                                           value: value, replace: replace)
         let path = SecretObject.itemPath(secret.id)
-        connection.reply(to: call) { try $0.append(path, as: "o"); try $0.append("/", as: "o") }
+        try connection.reply(to: call) { try $0.append(path, as: "o"); try $0.append("/", as: "o") }
         itemSignal(replaced ? "ItemChanged" : "ItemCreated", path)
     }
 
@@ -337,7 +372,8 @@ public final class SecretService {
     private func readSecret(_ call: BusMessage) throws -> (SecretBytes, contentType: String) {
         try call.enter("r", "oayays")
         let session = try session(try call.readString("o"), for: call)
-        let parameters = try call.readBytes(), encoded = try call.readBytes()
+        let parameters = try call.readBytes(atMost: 16, "a secret's parameters")
+        let encoded = try call.readBytes(atMost: VaultSecret.maximumValueLength + 16, "a secret's value")
         let contentType = try call.readString()
         try call.exit()
         return (try session.decode(parameters: parameters, value: encoded), contentType)
@@ -354,17 +390,18 @@ public final class SecretService {
     private func itemCall(_ call: BusMessage, id: [UInt8], _ connection: BusConnection) throws {
         let interface = "org.freedesktop.Secret.Item"
         if try matches(call, interface, "GetSecret", "o") {
-            let session = try session(try call.readString("o"), for: call)
+            let sessionPath = try call.readString("o")
+            let session = try session(sessionPath, for: call)
             let secret = try unlockedStore().secret(id: id)
-            connection.reply(to: call) { try append(secret, in: session, path: call.path, to: $0) }
+            try connection.reply(to: call) { try append(secret, in: session, path: sessionPath, to: $0) }
         } else if try matches(call, interface, "SetSecret", "(oayays)") {
             let (value, contentType) = try readSecret(call)
             _ = try unlockedStore().update(id: id, value: (value, contentType))
-            connection.reply(to: call) { _ in }
+            try connection.reply(to: call) { _ in }
             itemSignal("ItemChanged", call.path)
         } else if try matches(call, interface, "Delete", "") {
             try unlockedStore().remove(id: id)
-            connection.reply(to: call) { try $0.append("/", as: "o") }
+            try connection.reply(to: call) { try $0.append("/", as: "o") }
             itemSignal("ItemDeleted", call.path)
         } else {
             throw unknown(call)
@@ -380,12 +417,15 @@ public final class SecretService {
             guard prompt.start(until: Deadline(millisecondsFromNow: promptTimeoutMilliseconds)) else {
                 throw BusFailure.failed("this prompt is already showing")
             }
-            connection.reply(to: call) { _ in }
+            try connection.reply(to: call) { _ in }
             let advice = "run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)"
             log("vault locked: " + advice)
-            notify("An application asks for your secrets. To unlock the SecureRoom vault, " + advice + ".")
+            if lastNotice?.hasPassed ?? true {
+                lastNotice = Deadline(millisecondsFromNow: promptTimeoutMilliseconds)
+                notify("An application asks for your secrets. To unlock the SecureRoom vault, " + advice + ".")
+            }
         } else if try matches(call, interface, "Dismiss", "") {
-            connection.reply(to: call) { _ in }
+            try connection.reply(to: call) { _ in }
             complete(prompt, unlocked: false)
         } else {
             throw unknown(call)
@@ -413,18 +453,36 @@ public final class SecretService {
     private func watchPrompts() -> Int32 {
         let waiting = prompts.values.filter { $0.deadline != nil }
         guard !waiting.isEmpty else { return -1 }
-        let unlocked = (try? vault.unlockedStore()) != nil
+        let unlocked = ((try? currentStore()) ?? nil) != nil
         for prompt in waiting where unlocked || prompt.deadline?.hasPassed == true { complete(prompt, unlocked: unlocked) }
         return prompts.values.contains { $0.deadline != nil } ? 250 : -1
     }
 
     private func complete(_ prompt: UnlockPrompt, unlocked: Bool) {
         prompts[prompt.path] = nil
-        connection?.emit(from: prompt.path, interface: "org.freedesktop.Secret.Prompt", member: "Completed") { signal in
+        connection?.emit(from: prompt.path, interface: "org.freedesktop.Secret.Prompt", member: "Completed", to: prompt.owner) { signal in
             try signal.append(!unlocked)
             try signal.container("v", "ao") { try signal.append(paths: unlocked ? prompt.objects : []) }
         }
         log(unlocked ? "vault unlocked; prompt completed" : "prompt dismissed or timed out")
+    }
+
+    /// Tells clients (PropertiesChanged on the collection: Locked, and Items invalidated)
+    /// when a request finds the vault locked or unlocked otherwise than the last one did, so
+    /// that libsecret's cached properties follow a lock by timeout, session end or a client.
+    private func noteLockState(locked: Bool) {
+        defer { lastLocked = locked }
+        guard let lastLocked, lastLocked != locked else { return }
+        connection?.emit(from: SecretObject.collectionPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged") { signal in
+            try signal.append("org.freedesktop.Secret.Collection")
+            try signal.container("a", "{sv}") {
+                try signal.container("e", "sv") {
+                    try signal.append("Locked")
+                    try signal.container("v", "b") { try signal.append(locked) }
+                }
+            }
+            try signal.container("a", "s") { try signal.append("Items") }
+        }
     }
 
     /// Drops the sessions and prompts of a client that left the bus.
@@ -438,7 +496,7 @@ public final class SecretService {
     // MARK: org.freedesktop.DBus.Properties
 
     private func properties(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
-        let properties = ObjectProperties(object: object, vault: vault)
+        let properties = ObjectProperties(object: object, path: vault.path) { [unowned self] in try currentStore() }
         let interface = "org.freedesktop.DBus.Properties"
         if try matches(call, interface, "Get", "ss") {
             let (_, name) = (try call.readString(), try call.readString())
@@ -446,11 +504,11 @@ public final class SecretService {
             guard let value = values.first(where: { $0.name == name }) else {
                 throw BusFailure.unknownProperty("no property \(name) at \(call.path)")
             }
-            connection.reply(to: call) { try value.append(to: $0) }
+            try connection.reply(to: call) { try value.append(to: $0) }
         } else if try matches(call, interface, "GetAll", "s") {
             let requested = try call.readString()
             let values = requested.isEmpty || requested == properties.interface ? try properties.values() : []
-            connection.reply(to: call) { reply in
+            try connection.reply(to: call) { reply in
                 try reply.container("a", "{sv}") {
                     for value in values { try reply.container("e", "sv") { try reply.append(value.name); try value.append(to: reply) } }
                 }
@@ -463,7 +521,7 @@ public final class SecretService {
             case "Attributes": _ = try unlockedStore().update(id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
             default: throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
             }
-            connection.reply(to: call) { _ in }
+            try connection.reply(to: call) { _ in }
             itemSignal("ItemChanged", call.path)
         } else {
             throw unknown(call)

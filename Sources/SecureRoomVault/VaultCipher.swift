@@ -19,7 +19,8 @@ import SecureRoomCore
 ///
 /// Titles, labels and attributes are never stored in clear; the associated data ties each
 /// blob to its row and its vault, so a blob moved to another row or another vault does not
-/// open. Layout 1 is read (label = title, no attributes); layout 2 is written.
+/// open. Layout 1 is written for a secret with nothing of layout 2 (label = title, no
+/// attributes, text/plain), layout 2 for the others; both are read.
 struct VaultCipher {
     private let sealKey: SecretBytes
     private let titleKey: SecretBytes
@@ -60,13 +61,18 @@ struct VaultCipher {
         return SealedKeys.mac(message, key: attributeKey)
     }
 
-    /// Seals one secret for the row `titleMAC`, in layout 2.
+    /// Seals one secret for the row `titleMAC`: in layout 1 when it has nothing layout 2
+    /// adds (its label is its title, no attributes, text/plain), so that the vault tool's
+    /// own secrets stay readable by a version that knows only layout 1; else in layout 2.
     func seal(_ secret: VaultSecret, titleMAC: [UInt8]) throws -> [UInt8] {
-        var header: [UInt8] = [2]
+        let plain = secret.label == secret.title && secret.attributes.isEmpty && secret.contentType == VaultSecret.defaultContentType
+        var header: [UInt8] = [plain ? 1 : 2]
         header += Self.bigEndian(UInt64(bitPattern: secret.created), bytes: 8)
         header += Self.bigEndian(UInt64(bitPattern: secret.modified), bytes: 8)
-        for field in [secret.title, secret.label, secret.contentType] { Self.appendField(Array(field.utf8), to: &header) }
-        header += Self.bigEndian(UInt64(secret.attributes.count), bytes: 4)
+        for field in plain ? [secret.title] : [secret.title, secret.label, secret.contentType] {
+            Self.appendField(Array(field.utf8), to: &header)
+        }
+        if !plain { header += Self.bigEndian(UInt64(secret.attributes.count), bytes: 4) }
         for (name, value) in secret.attributes.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
             Self.appendField(Array(name.utf8), to: &header)
             Self.appendField(Array(value.utf8), to: &header)

@@ -34,6 +34,9 @@ public struct VaultSecret {
         self.contentType = contentType
     }
 
+    /// Largest value, in bytes (1 MiB).
+    public static let maximumValueLength = VaultCipher.maximumValueLength
+
     /// The content type of a secret nobody described.
     public static let defaultContentType = "text/plain"
 }

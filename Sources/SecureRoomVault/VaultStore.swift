@@ -3,7 +3,7 @@ import SecureRoomCore
 
 /// A user's vault: one SQLite file (docs/FORMAT.md §9), owned by the user, mode 0600,
 /// written in WAL mode so that several processes can add secrets at once (each write is
-/// one IMMEDIATE transaction; a busy writer is waited for, up to 30 s).
+/// one IMMEDIATE transaction; a busy writer is waited for, by default up to 30 s).
 ///
 ///     meta(name TEXT PRIMARY KEY, value BLOB)          format = "1", vault-id, key-check
 ///     secret(title_mac BLOB PRIMARY KEY, sealed BLOB)  one row per secret
@@ -18,7 +18,9 @@ public final class VaultStore {
 
     /// Opens (or, with `create`, creates) the vault at `path` with `dataKey`; throws
     /// `wrongKey` if the vault was sealed with another key.
-    public init(path: String, dataKey: SecretBytes, create: Bool, now: @escaping () -> Int64 = { Int64(time(nil)) }) throws {
+    /// `busyTimeout`: how long each statement waits for another writer, in milliseconds.
+    public init(path: String, dataKey: SecretBytes, create: Bool, busyTimeout: Int32 = 30_000,
+                now: @escaping () -> Int64 = { Int64(time(nil)) }) throws {
         self.path = path
         self.now = now
         try VaultLocation.checkFile(path, mustExist: !create)
@@ -29,7 +31,7 @@ public final class VaultStore {
         // when the vault is initialised, so an ordinary open neither writes nor takes the
         // write lock.
         do {
-            let database = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 30_000)
+            let database = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeout)
             self.database = database
             let meta = try database.transaction(immediate: false) { try Self.meta(database) }
                 ?? (try Self.initialize(database, dataKey: dataKey))
@@ -161,19 +163,14 @@ public final class VaultStore {
         var result: (VaultSecret, Bool)?
         try write {
             let now = now()
-            if replace, var existing = try matching(attributes).first(where: { $0.attributes == attributes }) {
+            // No attributes name no item: an empty set would match every secret added by the CLI.
+            if replace, !attributes.isEmpty, var existing = try matching(attributes).first(where: { $0.attributes == attributes }) {
                 (existing.label, existing.contentType, existing.value, existing.modified) = (label, contentType, value, now)
                 try put(existing, at: existing.id)
                 result = (existing, true)
                 return
             }
-            let base = label.isEmpty ? "untitled" : label
-            var title = base, number = 1
-            while try sealedRow(cipher.titleMAC(title)) != nil {
-                number += 1
-                title = "\(base) (\(number))"
-            }
-            try Self.validate(title: title)
+            let title = try uniqueTitle(for: label)
             var secret = VaultSecret(title: title, value: value, created: now, modified: now, label: label,
                                      attributes: attributes, contentType: contentType)
             secret.id = cipher.titleMAC(title)
@@ -182,6 +179,26 @@ public final class VaultStore {
         }
         guard let result else { throw VaultError.noSuchItem }
         return result
+    }
+
+    /// Within a write transaction: a free title for a secret labelled `label` — the label,
+    /// then "label (2)" … "label (100)", then "label (8 random hex digits)"; a label is
+    /// shortened at a character boundary so the suffix fits the title's limit.
+    private func uniqueTitle(for label: String) throws -> String {
+        var base = label.isEmpty ? "untitled" : label
+        if try sealedRow(cipher.titleMAC(base)) == nil { return base }
+        let room = VaultCipher.maximumTitleLength - " (ffffffff)".utf8.count
+        while base.utf8.count > room { base.removeLast() }
+        for number in 2...100 {
+            let title = "\(base) (\(number))"
+            if try sealedRow(cipher.titleMAC(title)) == nil { return title }
+        }
+        for _ in 0..<8 {
+            let suffix = try SecretBytes.random(count: 4).withUnsafeBytes { Hex.encode($0) }
+            let title = "\(base) (\(suffix))"
+            if try sealedRow(cipher.titleMAC(title)) == nil { return title }
+        }
+        throw VaultError.invalid("no free title for this label")
     }
 
     /// Changes what is given of the secret `id` (label, attributes, value and its content
@@ -216,15 +233,17 @@ public final class VaultStore {
     /// Within a transaction: the secrets having every attribute of `attributes`.
     private func matching(_ attributes: [String: String]) throws -> [VaultSecret] {
         var secrets: [VaultSecret] = []
-        guard let (firstName, firstValue) = attributes.first else {
+        guard !attributes.isEmpty else {
             try database.forEachRow("SELECT title_mac, sealed FROM secret") { row in
                 secrets.append(try cipher.open(row.blob(at: 1), titleMAC: row.blob(at: 0)))
             }
             return secrets
         }
+        // Every asked attribute narrows the candidates in the index, whatever the order.
+        let macs = attributes.map { cipher.attributeMAC(name: $0.key, value: $0.value) }
+        let query = (1...macs.count).map { "SELECT title_mac FROM attribute WHERE mac = ?\($0)" }.joined(separator: " INTERSECT ")
         var candidates: [[UInt8]] = []
-        try database.forEachRow("SELECT title_mac FROM attribute WHERE mac = ?1",
-                                [cipher.attributeMAC(name: firstName, value: firstValue)]) { candidates.append($0.blob(at: 0)) }
+        try database.forEachRow(query, macs) { candidates.append($0.blob(at: 0)) }
         for id in candidates {
             guard let sealed = try sealedRow(id) else { continue }
             let secret = try cipher.open(sealed, titleMAC: id)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import SecureRoomCommandSupport
 import SecureRoomCore
 import SecureRoomSecretService
@@ -17,7 +18,8 @@ struct ServeCommand: ParsableCommand {
         git's credential helper) then keep their secrets in this vault, as items with a \
         label and attributes; 'list' and 'get' see the same items by title. If another \
         provider (gnome-keyring, KeePassXC) owns the name, serve says which and exits \
-        with status 5: it never takes the name over.
+        with status 5: it never takes the name over. Without a vault file it exits with \
+        status 6 and leaves the name to others.
 
         The vault must be unlocked (by logging in with your PIN, or 'secureroom-vault \
         unlock'): serve reads the key from your kernel keyring at each request, so \
@@ -42,12 +44,19 @@ struct ServeCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let path = try vault.path()
+            // Without a vault, the name is left to whichever provider the user does use.
+            guard access(path, F_OK) == 0 else {
+                printError("no vault at \(path); run 'secureroom-vault init' first (serve does not take "
+                           + "\(SecretService.busName) without one)")
+                throw ExitStatus.noVault
+            }
             let keyring = try VaultKeyring.current()
             let access = SecretService.Vault(
                 path: path,
                 unlockedStore: {
                     guard let (key, _) = try VaultOptions.unlockedKey(keyring) else { return nil }
-                    return try VaultStore(path: path, dataKey: key, create: false)
+                    return try VaultStore(path: path, dataKey: key, create: false,
+                                          busyTimeout: SecretService.busyTimeoutMilliseconds)
                 },
                 lock: { _ = try keyring.remove() })
             let service = SecretService(vault: access, promptTimeout: promptTimeout) {

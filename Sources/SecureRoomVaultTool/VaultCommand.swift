@@ -26,6 +26,7 @@ struct VaultCommand: ParsableCommand {
           3   the vault is locked (unlock it), or the PIN is locked
           4   no secret with that title
           5   another Secret Service provider owns org.freedesktop.secrets (serve)
+          6   no vault to serve: run 'secureroom-vault init' first (serve)
           64  usage error
 
         FILES

@@ -16,7 +16,7 @@ final class InstallScriptTests: XCTestCase {
         let unitText = try String(contentsOfFile: stage + unit, encoding: .utf8)
         let activationText = try String(contentsOfFile: stage + activation, encoding: .utf8)
         for expected in ["\nType=dbus\n", "\nBusName=org.freedesktop.secrets\n", "\nExecStart=\(vault) serve\n",
-                         "\nRestartPreventExitStatus=5\n"] {
+                         "\nRestartPreventExitStatus=5 6\n"] {
             XCTAssertTrue(unitText.contains(expected), "\(unit) lacks \(expected)", file: file, line: line)
         }
         for expected in ["\n[D-BUS Service]\n", "\nName=org.freedesktop.secrets\n", "\nExec=\(vault) serve\n",

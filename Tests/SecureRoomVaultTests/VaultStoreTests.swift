@@ -312,4 +312,45 @@ final class VaultStoreTests: XCTestCase {
         XCTAssertEqual(text(try reopened.secret(titled: "old").value), "v")
         XCTAssertEqual(try database.firstInteger("SELECT count(*) FROM sqlite_master WHERE name = 'attribute'"), 1)
     }
+
+    func testReplaceWithoutAttributesNeverOverwritesAndLongLabelsStillGetATitle() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        try store.add(title: "cli secret", value: value("keep me"), replace: false)
+        let (made, replaced) = try store.create(label: "no attributes", attributes: [:], contentType: "text/plain",
+                                                value: value("new"), replace: true)
+        XCTAssertFalse(replaced, "an empty attribute set names no item")
+        XCTAssertEqual(text(try store.secret(titled: "cli secret").value), "keep me")
+        XCTAssertEqual(made.title, "no attributes")
+
+        // A label of the longest title, taken twice: the second is shortened to fit " (2)".
+        let long = String(repeating: "é", count: 512)
+        XCTAssertEqual(try store.create(label: long, attributes: ["n": "1"], contentType: "text/plain", value: value("1"), replace: false).secret.title, long)
+        let second = try store.create(label: long, attributes: ["n": "2"], contentType: "text/plain", value: value("2"), replace: false).secret
+        XCTAssertTrue(second.title.hasSuffix(" (2)"), second.title)
+        XCTAssertLessThanOrEqual(second.title.utf8.count, 1024)
+        XCTAssertEqual(second.label, long, "the label is kept whole")
+        // Past 100 of one label, a random suffix: no quadratic probing, no failure.
+        for number in 3...103 {
+            _ = try store.create(label: "same", attributes: ["n": "\(number)"], contentType: "text/plain", value: value("v"), replace: false)
+        }
+        let titles = try store.search([:]).map(\.title).filter { $0.hasPrefix("same") }
+        XCTAssertEqual(titles.count, 101)
+        XCTAssertTrue(titles.contains("same (100)"))
+        XCTAssertEqual(titles.filter { $0.range(of: #"^same \([0-9a-f]{8}\)$"#, options: .regularExpression) != nil }.count, 1)
+    }
+
+    func testSearchWithABroadAndANarrowAttributeFindsTheOne() throws {
+        let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
+        for index in 0..<50 {
+            _ = try store.create(label: "site \(index)", attributes: ["app": "bench", "title": "site-\(index)"],
+                                 contentType: "text/plain", value: value("\(index)"), replace: false)
+        }
+        // Each query has a broad attribute (50 matches) and a narrow one (1): either way round,
+        // exactly one secret comes back.
+        for _ in 0..<10 {
+            let found = try store.search(["app": "bench", "title": "site-7"])
+            XCTAssertEqual(found.map { text($0.value) }, ["7"])
+        }
+        XCTAssertEqual(try store.search(["app": "bench", "title": "site-77"]).count, 0)
+    }
 }

@@ -588,9 +588,28 @@ def cmd_prompt(a):
 
 
 def cmd_lock(a):
+    """Service.Lock of an unlocked vault: the reply, PropertiesChanged on the collection
+    (Locked true, Items invalidated, as libsecret's proxies cache both), then IsLocked."""
     c = Client()
-    res = c.outcome(SP, SERVICE_IF, "Lock", "ao", [COLL])
+    rule = MatchRule(type="signal", interface="org.freedesktop.DBus.Properties", member="PropertiesChanged", path=COLL)
+    c.bus.AddMatch(rule)
+    from collections import deque
+    queue = deque(maxlen=100)
+    with c.conn.filter(rule, queue=queue):
+        res = c.outcome(SP, SERVICE_IF, "Lock", "ao", [COLL])
+        deadline = time.monotonic() + 5
+        while not any(m.body[1].get("Locked") == ("b", True) for m in queue) and time.monotonic() < deadline:
+            try:
+                c.conn.recv_messages(timeout=0.2)
+            except TimeoutError:
+                pass
+        changes = [m.body for m in queue]
     check(res == ("ok", [[COLL], "/"]), "Service.Lock([collection]) returns ([collection], \"/\")", repr(res))
+    want = ("org.freedesktop.Secret.Collection", {"Locked": ("b", True)}, ["Items"])
+    # The vault was unlocked by the tool since the provider last looked: that change may come first.
+    check(changes[-1:] == [want] and all(m[0] == want[0] and m[2] == ["Items"] for m in changes),
+          "Service.Lock emits PropertiesChanged(Collection, {Locked: true}, [Items]) on the collection",
+          repr(changes)[:300])
     c.open_plain()
     got = c.outcome(a.item, ITEM_IF, "GetSecret", "o", c.session)
     check(got == ("error", E_LOCKED), "after Service.Lock, Item.GetSecret answers %s" % E_LOCKED, repr(got))

@@ -47,6 +47,7 @@
 #     other connections' sessions (NoSession), unknown algorithms (NotSupported), DH
 #     public keys of the wrong length, a bad IV, bad padding (InvalidArgs); nothing
 #     created by a refused call, and everything stored during the test still reads back;
+#   * `secureroom-vault serve` without a vault file exits 6 and leaves the name alone;
 #   * a second `secureroom-vault serve` on the same bus exits 5 with the "already
 #     provided by <name> (pid N, ...)" line naming the first, which keeps running;
 #   * SIGTERM: the provider exits 0 and releases the name; nothing outside changed
@@ -653,6 +654,13 @@ case_second_provider() {
             "grep -qE '^secureroom-vault: org\\.freedesktop\\.secrets is already provided by $owner_re \\(pid $SERVE_PID, [^)]+\\); not starting\$' '$T/io/serve2.lines'"
     DIAG=("$T/log/serve.log")
     check "the first provider keeps running and keeps the name" provider_running
+    STATUS=0
+    as_user timeout 20 "$VAULT_BIN" serve --file "$T/no-such-vault.sqlite" > "$T/io/serve3.out" 2>&1 || STATUS=$?
+    clean "$T/io/serve3.out" > "$T/io/serve3.lines"
+    DIAG=("$T/io/serve3.lines")
+    check "serve without a vault file exits 6 before asking for the name: 'no vault at ...; run 'secureroom-vault init' first ...'" \
+        all 'is_status 6' "grep -q \"^secureroom-vault: no vault at $T/no-such-vault.sqlite; run 'secureroom-vault init' first\" '$T/io/serve3.lines'" \
+            provider_running
 }
 
 case_session_end() {

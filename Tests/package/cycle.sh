@@ -271,7 +271,7 @@ provider_files() {
   file_is "$provider_unit" "regular file" "644 root:root" &&
     file_is "$provider_activation" "regular file" "644 root:root" &&
     has_lines "$provider_unit" Type=dbus BusName=org.freedesktop.secrets \
-      'ExecStart=/usr/bin/secureroom-vault serve' RestartPreventExitStatus=5 &&
+      'ExecStart=/usr/bin/secureroom-vault serve' 'RestartPreventExitStatus=5 6' &&
     has_lines "$provider_activation" '[D-BUS Service]' Name=org.freedesktop.secrets \
       'Exec=/usr/bin/secureroom-vault serve' SystemdService=secureroom-secrets.service
 }

@@ -101,20 +101,15 @@ final class BusConnection {
         handlers.append(handler)
     }
 
-    /// Replies to `call` with a body written by `body`; a failure while writing it is sent
-    /// as an error reply instead.
-    func reply(to call: BusMessage, _ body: (BusMessage) throws -> Void) {
+    /// Replies to `call` with a body written by `body`. If `body` throws, nothing is sent
+    /// and the error goes to the caller, which answers it through its one error mapping.
+    func reply(to call: BusMessage, _ body: (BusMessage) throws -> Void) throws {
         var created: OpaquePointer?
-        guard sd_bus_message_new_method_return(call.pointer, &created) >= 0, let message = created else { return }
+        let status = sd_bus_message_new_method_return(call.pointer, &created)
+        guard status >= 0, let message = created else { throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))") }
         defer { sd_bus_message_unref(message) }
-        do {
-            try body(BusMessage(pointer: message))
-            _ = sd_bus_send(bus, message, nil)
-        } catch let failure as BusFailure {
-            reply(to: call, failure: failure)
-        } catch {
-            reply(to: call, failure: BusFailure.failed("\(error)"))
-        }
+        try body(BusMessage(pointer: message))
+        _ = sd_bus_send(bus, message, nil)
     }
 
     /// Replies to `call` with the error `failure`.
@@ -125,11 +120,14 @@ final class BusConnection {
         sd_bus_error_free(&error)
     }
 
-    /// Emits the signal `interface.member` from `path` with a body written by `body`.
-    func emit(from path: String, interface: String, member: String, _ body: (BusMessage) throws -> Void) {
+    /// Emits the signal `interface.member` from `path` with a body written by `body`; to
+    /// `destination` only when given (a prompt's result is for its client alone).
+    func emit(from path: String, interface: String, member: String, to destination: String? = nil,
+              _ body: (BusMessage) throws -> Void) {
         var signal: OpaquePointer?
         guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
         defer { sd_bus_message_unref(signal) }
+        if let destination, sd_bus_message_set_destination(signal, destination) < 0 { return }
         guard (try? body(BusMessage(pointer: signal))) != nil else { return }
         _ = sd_bus_send(bus, signal, nil)
     }

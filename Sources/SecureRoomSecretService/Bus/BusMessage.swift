@@ -44,11 +44,13 @@ struct BusMessage {
         return value != 0
     }
 
-    /// Reads a byte array ('ay') into a wiped buffer.
-    func readBytes() throws -> SecretBytes {
+    /// Reads a byte array ('ay') of at most `limit` bytes into a wiped buffer; a longer one
+    /// is refused before it is copied.
+    func readBytes(atMost limit: Int, _ what: String) throws -> SecretBytes {
         var data: UnsafeRawPointer?
         var size = 0
         try check(sd_bus_message_read_array(pointer, CChar(UInt8(ascii: "y")), &data, &size), "a byte array")
+        guard size <= limit else { throw BusFailure.invalidArguments("\(what) is at most \(limit) bytes (this one is \(size))") }
         guard let data, size > 0 else { return SecretBytes(count: 0) }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: data, count: size))
     }
