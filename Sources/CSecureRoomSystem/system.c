@@ -99,11 +99,23 @@ static volatile sig_atomic_t stop_requested;
 
 static void note_stop(int number) { (void)number; stop_requested = 1; }
 
-int sr_catch_stop_signals(void)
+int sr_catch_stop_signals(sigset_t *during)
 {
+    static const int numbers[] = { SIGTERM, SIGINT, SIGHUP };
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
+        sigaddset(&blocked, numbers[i]);
+    if (sigprocmask(SIG_BLOCK, &blocked, during) != 0)
+        return -1;
     struct sigaction action = { .sa_handler = note_stop };
     sigemptyset(&action.sa_mask);
-    return sigaction(SIGTERM, &action, NULL) | sigaction(SIGINT, &action, NULL) | sigaction(SIGHUP, &action, NULL);
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        sigdelset(during, numbers[i]);
+        if (sigaction(numbers[i], &action, NULL) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 int sr_stop_requested(void) { return stop_requested; }

@@ -8,16 +8,13 @@ struct StopSignals {
     /// The signal mask to wait with (the one before these were blocked, without them).
     let unblocked: sigset_t
 
-    /// Blocks the signals, then installs the handler.
+    /// Blocks the signals and installs the handler.
     init() throws {
-        var blocked = sigset_t(), previous = sigset_t()
-        sigemptyset(&blocked)
-        for number in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&blocked, number) }
-        guard sigprocmask(SIG_BLOCK, &blocked, &previous) == 0, sr_catch_stop_signals() == 0 else {
+        var during = sigset_t()
+        guard sr_catch_stop_signals(&during) == 0 else {
             throw BusFailure.failed("cannot set up the stop signals: \(String(cString: strerror(errno)))")
         }
-        for number in [SIGTERM, SIGINT, SIGHUP] { sigdelset(&previous, number) }
-        unblocked = previous
+        unblocked = during
     }
 
     /// Whether one of them came.

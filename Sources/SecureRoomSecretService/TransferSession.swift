@@ -73,7 +73,7 @@ final class TransferSession {
         }
         let plain = SecretBytes(count: value.count + 16)
         var length = 0
-        let ok = try cipher(encrypt: false, key: key, iv: parameters, input: value, output: plain, length: &length)
+        let ok = cipher(encrypt: false, key: key, iv: parameters, input: value, output: plain, length: &length)
         guard ok else { throw BusFailure.invalidArguments("the secret does not decrypt (bad padding: wrong key or IV)") }
         return plain.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
     }
@@ -84,7 +84,7 @@ final class TransferSession {
         let iv = try SecretBytes.random(count: Self.ivLength)
         let encrypted = SecretBytes(count: secret.count + 16)
         var length = 0
-        guard try cipher(encrypt: true, key: key, iv: iv, input: secret, output: encrypted, length: &length) else {
+        guard cipher(encrypt: true, key: key, iv: iv, input: secret, output: encrypted, length: &length) else {
             throw BusFailure.failed("encryption failed in libcrypto")
         }
         let value = encrypted.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
@@ -92,7 +92,7 @@ final class TransferSession {
     }
 
     private func cipher(encrypt: Bool, key: SecretBytes, iv: SecretBytes, input: SecretBytes, output: SecretBytes,
-                        length: inout Int) throws -> Bool {
+                        length: inout Int) -> Bool {
         output.withUnsafeMutableBytes { out in
             key.withUnsafeBytes { key in
                 iv.withUnsafeBytes { iv in

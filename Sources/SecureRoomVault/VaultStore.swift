@@ -160,25 +160,21 @@ public final class VaultStore {
                        replace: Bool) throws -> (secret: VaultSecret, replaced: Bool) {
         try Self.validate(label: label, attributes: attributes, contentType: contentType)
         try Self.validate(value: value)
-        var result: (VaultSecret, Bool)?
-        try write {
+        return try write {
             let now = now()
             // No attributes name no item: an empty set would match every secret added by the CLI.
             if replace, !attributes.isEmpty, var existing = try matching(attributes).first(where: { $0.attributes == attributes }) {
                 (existing.label, existing.contentType, existing.value, existing.modified) = (label, contentType, value, now)
                 try put(existing, at: existing.id)
-                result = (existing, true)
-                return
+                return (existing, true)
             }
             let title = try uniqueTitle(for: label)
             var secret = VaultSecret(title: title, value: value, created: now, modified: now, label: label,
                                      attributes: attributes, contentType: contentType)
             secret.id = cipher.titleMAC(title)
             try put(secret, at: secret.id)
-            result = (secret, false)
+            return (secret, false)
         }
-        guard let result else { throw VaultError.noSuchItem }
-        return result
     }
 
     /// Within a write transaction: a free title for a secret labelled `label` — the label,
@@ -206,8 +202,7 @@ public final class VaultStore {
     public func update(id: [UInt8], label: String? = nil, attributes: [String: String]? = nil,
                        value: (SecretBytes, contentType: String)? = nil) throws -> VaultSecret {
         if let value { try Self.validate(value: value.0) }
-        var updated: VaultSecret?
-        try write {
+        return try write {
             guard let sealed = try sealedRow(id) else { throw VaultError.noSuchItem }
             var secret = try cipher.open(sealed, titleMAC: id)
             if let label { secret.label = label }
@@ -216,10 +211,8 @@ public final class VaultStore {
             try Self.validate(label: secret.label, attributes: secret.attributes, contentType: secret.contentType)
             secret.modified = now()
             try put(secret, at: id)
-            updated = secret
+            return secret
         }
-        guard let updated else { throw VaultError.noSuchItem }
-        return updated
     }
 
     /// Removes the secret `id`.
@@ -274,13 +267,7 @@ public final class VaultStore {
 
     /// Every secret, sorted by title. Each one is opened and checked.
     public func secrets() throws -> [VaultSecret] {
-        try read {
-            var secrets: [VaultSecret] = []
-            try database.forEachRow("SELECT title_mac, sealed FROM secret") { row in
-                secrets.append(try cipher.open(row.blob(at: 1), titleMAC: row.blob(at: 0)))
-            }
-            return secrets
-        }.sorted { $0.title < $1.title }
+        try search([:]).sorted { $0.title < $1.title }
     }
 
     /// The number of secrets.
@@ -355,9 +342,10 @@ public final class VaultStore {
         }
     }
 
-    /// Runs `body` in an IMMEDIATE transaction: all its changes or none.
-    private func write(_ body: () throws -> Void) throws {
-        do { try database.transaction(immediate: true, body) } catch let error as SQLiteError {
+    /// Runs `body` in an IMMEDIATE transaction: all its changes or none; returns its result.
+    @discardableResult
+    private func write<T>(_ body: () throws -> T) throws -> T {
+        do { return try database.transaction(immediate: true, body) } catch let error as SQLiteError {
             throw Self.translate(error, path: path)
         }
     }

@@ -51,10 +51,12 @@ struct ServeCommand: ParsableCommand {
                 throw ExitStatus.noVault
             }
             let keyring = try VaultKeyring.current()
+            // Read once: each request then costs the keyring and the vault, not the config file.
+            let sessions = try systemConfiguration().sessionDirectory
             let access = SecretService.Vault(
                 path: path,
                 unlockedStore: {
-                    guard let (key, _) = try VaultOptions.unlockedKey(keyring) else { return nil }
+                    guard let (key, _) = try keyring.load(checkingSessionsIn: sessions) else { return nil }
                     return try VaultStore(path: path, dataKey: key, create: false,
                                           busyTimeout: SecretService.busyTimeoutMilliseconds)
                 },

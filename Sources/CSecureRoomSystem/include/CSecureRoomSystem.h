@@ -76,9 +76,11 @@ int sr_wexitstatus(int status);
  * Returns poll's result (-1 with errno EINTR when a signal came). */
 int sr_poll_unblocking(int fd, short events, int timeout_ms, const sigset_t *during);
 
-/* SIGTERM, SIGINT and SIGHUP set a flag (a volatile sig_atomic_t, all a handler may
- * touch) that sr_stop_requested reads: a long-running tool's request to stop. */
-int sr_catch_stop_signals(void);
+/* SIGTERM, SIGINT and SIGHUP: blocked, and caught by a handler that sets a flag (a
+ * volatile sig_atomic_t, all a handler may touch) which sr_stop_requested reads: a
+ * long-running tool's request to stop. *during is the mask to wait with (the previous
+ * one without them), so they arrive only inside sr_poll_unblocking. */
+int sr_catch_stop_signals(sigset_t *during);
 int sr_stop_requested(void);
 
 #endif

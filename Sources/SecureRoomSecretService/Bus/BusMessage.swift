@@ -23,6 +23,9 @@ struct BusMessage {
     /// True if the body has exactly `signature`.
     func has(signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
 
+    /// The D-Bus type code of `type` ('s', 'a', ...), as sd-bus takes it.
+    private static func code(_ type: Unicode.Scalar) -> CChar { CChar(truncatingIfNeeded: type.value) }
+
     // MARK: reading
 
     private func check(_ status: Int32, _ what: String) throws {
@@ -30,9 +33,9 @@ struct BusMessage {
     }
 
     /// Reads a string ('s') or object path ('o').
-    func readString(_ type: Character = "s") throws -> String {
+    func readString(_ type: Unicode.Scalar = "s") throws -> String {
         var value: UnsafePointer<CChar>?
-        try check(sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "s")), &value), "a string")
+        try check(sd_bus_message_read_basic(pointer, Self.code(type), &value), "a string")
         guard let value else { throw BusFailure.invalidArguments("missing string") }
         return String(cString: value)
     }
@@ -40,7 +43,7 @@ struct BusMessage {
     /// Reads a boolean ('b').
     func readBool() throws -> Bool {
         var value: Int32 = 0
-        try check(sd_bus_message_read_basic(pointer, CChar(UInt8(ascii: "b")), &value), "a boolean")
+        try check(sd_bus_message_read_basic(pointer, Self.code("b"), &value), "a boolean")
         return value != 0
     }
 
@@ -49,7 +52,7 @@ struct BusMessage {
     func readBytes(atMost limit: Int, _ what: String) throws -> SecretBytes {
         var data: UnsafeRawPointer?
         var size = 0
-        try check(sd_bus_message_read_array(pointer, CChar(UInt8(ascii: "y")), &data, &size), "a byte array")
+        try check(sd_bus_message_read_array(pointer, Self.code("y"), &data, &size), "a byte array")
         guard size <= limit else { throw BusFailure.invalidArguments("\(what) is at most \(limit) bytes (this one is \(size))") }
         guard let data, size > 0 else { return SecretBytes(count: 0) }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: data, count: size))
@@ -57,8 +60,8 @@ struct BusMessage {
 
     /// Enters a container; false if an array has ended (for arrays' elements).
     @discardableResult
-    func enter(_ type: Character, _ contents: String) throws -> Bool {
-        let status = sd_bus_message_enter_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "a")), contents)
+    func enter(_ type: Unicode.Scalar, _ contents: String) throws -> Bool {
+        let status = sd_bus_message_enter_container(pointer, Self.code(type), contents)
         try check(status, "a container \(type)(\(contents))")
         return status > 0
     }
@@ -104,7 +107,7 @@ struct BusMessage {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
         try check(sd_bus_message_peek_type(pointer, &type, &contents), "a variant")
-        guard type == CChar(UInt8(ascii: "v")), let contents else { throw BusFailure.invalidArguments("a variant was expected") }
+        guard type == Self.code("v"), let contents else { throw BusFailure.invalidArguments("a variant was expected") }
         return String(cString: contents)
     }
 
@@ -118,42 +121,42 @@ struct BusMessage {
     }
 
     /// Appends a string ('s') or object path ('o').
-    func append(_ value: String, as type: Character = "s") throws {
-        try written(value.withCString { sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "s")), $0) })
+    func append(_ value: String, as type: Unicode.Scalar = "s") throws {
+        try written(value.withCString { sd_bus_message_append_basic(pointer, Self.code(type), $0) })
     }
 
     /// Appends a boolean ('b').
     func append(_ value: Bool) throws {
         var word: Int32 = value ? 1 : 0
-        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "b")), &word))
+        try written(sd_bus_message_append_basic(pointer, Self.code("b"), &word))
     }
 
     /// Appends an unsigned 64-bit integer ('t').
     func append(_ value: UInt64) throws {
         var word = value
-        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "t")), &word))
+        try written(sd_bus_message_append_basic(pointer, Self.code("t"), &word))
     }
 
     /// Appends an unsigned 32-bit integer ('u').
     func append(_ value: UInt32) throws {
         var word = value
-        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "u")), &word))
+        try written(sd_bus_message_append_basic(pointer, Self.code("u"), &word))
     }
 
     /// Appends a signed 32-bit integer ('i').
     func append(_ value: Int32) throws {
         var word = value
-        try written(sd_bus_message_append_basic(pointer, CChar(UInt8(ascii: "i")), &word))
+        try written(sd_bus_message_append_basic(pointer, Self.code("i"), &word))
     }
 
     /// Appends a byte array ('ay').
     func append(bytes: UnsafeRawBufferPointer) throws {
-        try written(sd_bus_message_append_array(pointer, CChar(UInt8(ascii: "y")), bytes.baseAddress, bytes.count))
+        try written(sd_bus_message_append_array(pointer, Self.code("y"), bytes.baseAddress, bytes.count))
     }
 
     /// Appends a container of `type` with `contents`, filled by `body`.
-    func container(_ type: Character, _ contents: String, _ body: () throws -> Void) throws {
-        try written(sd_bus_message_open_container(pointer, CChar(UInt8(ascii: type.unicodeScalars.first ?? "a")), contents))
+    func container(_ type: Unicode.Scalar, _ contents: String, _ body: () throws -> Void) throws {
+        try written(sd_bus_message_open_container(pointer, Self.code(type), contents))
         try body()
         try written(sd_bus_message_close_container(pointer))
     }
