@@ -60,19 +60,23 @@ measure() {
     for ((i = 0; i < 3; i++)); do one "${CASES[$(((round + i) % 3))]}"; done
     if [ $((round % 13)) -eq 12 ]; then "$BIN/secureroom" reset daemon >/dev/null; rm -f "$STATE"/users/.decoy-??; fi
   done
-  local range; range=$(for c in "${CASES[@]}"; do relative "$c"; done | spread)
+  relative
+  local range; range=$(for c in "${CASES[@]}"; do cat "$W/relative/$c"; done | spread)
   ratio "${range#*–}" "${range%–*}" 4
 }
 
-# relative CASE: the median over the rounds of CASE's time divided by the mean of its
-# round's three times. Paired within a round, a slowdown of the whole machine for a while
-# (another job, a neighbour on the host) cancels out; a difference between the cases does
-# not, whichever order a round ran them in.
+# relative: for each case, $W/relative/CASE: the median over the rounds of its time divided
+# by the mean of its round's times. Paired within a round, a slowdown of the whole machine
+# for a while (another job, a neighbour on the host) cancels out; a difference between the
+# cases does not, whichever order a round ran them in.
 relative() {
-  local -a columns=() c
-  for c in "${CASES[@]}"; do columns+=("$W/samples/$c"); done
-  local column; for column in "${!CASES[@]}"; do [ "${CASES[$column]}" = "$1" ] && break; done
-  paste "${columns[@]}" | awk -v k=$((column + 1)) '{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.5f\n", $k * NF / s }' | median | xargs printf "%.4f\n"
+  rm -rf "$W/relative"; mkdir "$W/relative"
+  local i
+  for i in "${!CASES[@]}"; do
+    (cd "$W/samples" && paste "${CASES[@]}") \
+      | awk -v k=$((i + 1)) '{ s = 0; for (j = 1; j <= NF; j++) s += $j; printf "%.5f\n", $k * NF / s }' \
+      | median | xargs printf "%.4f\n" > "$W/relative/${CASES[$i]}"
+  done
 }
 
 # table: the last measurement, one row per case.
@@ -81,7 +85,7 @@ table() {
   echo "|---|---|---:|---:|---|---|---|"
   local c
   for c in "${CASES[@]}"; do
-    echo "| $c | ${ACCOUNT[$c]} | $(median < "$W/samples/$c") | $(relative "$c") | $(spread < "$W/samples/$c") | $(distinct "$W/codes/$c") | $(distinct "$W/runs/$c") |"
+    echo "| $c | ${ACCOUNT[$c]} | $(median < "$W/samples/$c") | $(< "$W/relative/$c") | $(spread < "$W/samples/$c") | $(distinct "$W/codes/$c") | $(distinct "$W/runs/$c") |"
   done
 }
 # distinct FILE: its different lines, on one line.
@@ -105,13 +109,15 @@ pass() {
   [ "$rounds" -eq "$ROUNDS" ] || table | sed 's/^/timing:   /'
   emit "### $title"
   emit
-  emit "$([ "$rounds" -ne "$ROUNDS" ] && echo "$rounds rounds (the first measurement, $ROUNDS rounds, missed 5% and was repeated; these are the second's figures)" || echo "$ROUNDS rounds")."
+  if [ "$rounds" -eq "$ROUNDS" ]; then emit "$rounds rounds."; else
+    emit "$rounds rounds (the first measurement, $ROUNDS rounds, missed 5% and was repeated; these are the second's figures)."; fi
   emit
   emit "$(table)"
-  local c
+  local c runs codes
   for c in "${CASES[@]}"; do
-    check "[ '$(distinct "$W/runs/$c")' = 1 ]" "$title: $c: argon2 runs per attempt: $(distinct "$W/runs/$c")"
-    check "[ '$(distinct "$W/codes/$c")' = ${CODE[$c]} ]" "$title: $c: PAM codes $(distinct "$W/codes/$c"), expected only ${CODE[$c]}"
+    runs=$(distinct "$W/runs/$c") codes=$(distinct "$W/codes/$c")
+    check "[ '$runs' = 1 ]" "$title: $c: argon2 runs per attempt: $runs"
+    check "[ '$codes' = ${CODE[$c]} ]" "$title: $c: PAM codes $codes, expected only ${CODE[$c]}"
   done
   emit
   emit "Slowest relative median / fastest: **$ratio** (must be ≤ 1.05)."
