@@ -85,8 +85,8 @@ enum Introspection {
 
         """
 
-    /// The XML for `object`; `children` are the names of the nodes below it.
-    static func xml(for object: SecretObject, children: [String] = []) -> String {
+    /// The XML for `object`; a node lists the names of the nodes below it.
+    static func xml(for object: SecretObject) -> String {
         var body: String
         switch object {
         case .service: body = header + service
@@ -94,9 +94,9 @@ enum Introspection {
         case .item: body = header + item
         case .session: body = header + session
         case .prompt: body = header + prompt
-        case .node, .unknown: body = header
+        case .node(let children): body = header + children.map { " <node name=\"\($0)\"/>\n" }.joined()
+        case .unknown: body = header
         }
-        for child in children { body += " <node name=\"\(child)\"/>\n" }
         return body + "</node>\n"
     }
 }

@@ -120,10 +120,8 @@ public final class SecretService {
         let interface = call.interface, member = call.member
         switch interface {
         case "org.freedesktop.DBus.Introspectable" where member == "Introspect":
-            let children: [String]
-            if case let .node(names) = object { children = names } else { children = [] }
             guard object != .unknown else { throw BusFailure.noSuchObject("no object at \(call.path)") }
-            try connection.reply(to: call) { try $0.append(Introspection.xml(for: object, children: children)) }
+            try connection.reply(to: call) { try $0.append(Introspection.xml(for: object)) }
             return
         case "org.freedesktop.DBus.Properties":
             try properties(call, object, connection)
@@ -396,7 +394,7 @@ public final class SecretService {
             try connection.reply(to: call) { try append(secret, in: session, path: sessionPath, to: $0) }
         } else if try matches(call, interface, "SetSecret", "(oayays)") {
             let (value, contentType) = try readSecret(call)
-            _ = try unlockedStore().update(id: id, value: (value, contentType))
+            try unlockedStore().update(id: id, value: (value, contentType))
             try connection.reply(to: call) { _ in }
             itemSignal("ItemChanged", call.path)
         } else if try matches(call, interface, "Delete", "") {
@@ -517,8 +515,8 @@ public final class SecretService {
             let (_, name) = (try call.readString(), try call.readString())
             guard case let .item(id) = object else { throw BusFailure.readOnly("\(name) cannot be set at \(call.path)") }
             switch name {
-            case "Label": _ = try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
-            case "Attributes": _ = try unlockedStore().update(id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
+            case "Label": try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
+            case "Attributes": try unlockedStore().update(id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
             default: throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
             }
             try connection.reply(to: call) { _ in }

@@ -1,4 +1,3 @@
-import CSecureRoomCrypto
 import CSecureRoomTransferCrypto
 import SecureRoomCore
 
@@ -17,22 +16,23 @@ final class TransferSession {
 
     /// The unique bus name of the client that opened it.
     let owner: String
-    let algorithm: Algorithm
     /// The AES key (dh only).
     private let key: SecretBytes?
 
     private static let keyLength = 16
     private static let ivLength = 16
 
-    private init(owner: String, algorithm: Algorithm, key: SecretBytes?) {
+    private init(owner: String, key: SecretBytes?) {
         self.owner = owner
-        self.algorithm = algorithm
         self.key = key
     }
 
+    /// Its algorithm: dh when a key was agreed.
+    var algorithm: Algorithm { key == nil ? .plain : .dhAES }
+
     /// A plain session.
     static func plain(owner: String) -> TransferSession {
-        TransferSession(owner: owner, algorithm: .plain, key: nil)
+        TransferSession(owner: owner, key: nil)
     }
 
     /// A dh session from the client's public key; returns it and our public key.
@@ -48,15 +48,10 @@ final class TransferSession {
         guard agreed == 1 else {
             throw BusFailure.invalidArguments("the client's public key is not a valid 1 to 128-byte value in the group (1 < y < p-1)")
         }
-        let key = SecretBytes(count: keyLength)
-        let derived = key.withUnsafeMutableBytes { out in
-            shared.withUnsafeBytes { secret in
-                sr_hkdf_sha256(secret.baseAddress, secret.count, nil, 0, nil, 0,
-                               out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
-            }
+        guard let key = SealedKeys.derive(shared, info: "", length: keyLength) else {
+            throw BusFailure.failed("key derivation failed in libcrypto")
         }
-        guard derived == 1 else { throw BusFailure.failed("key derivation failed in libcrypto") }
-        return (TransferSession(owner: owner, algorithm: .dhAES, key: key), ours)
+        return (TransferSession(owner: owner, key: key), ours)
     }
 
     /// The secret a client sent: `parameters` and `value` as they came.
@@ -71,29 +66,28 @@ final class TransferSession {
         guard value.count > 0, value.count % 16 == 0 else {
             throw BusFailure.invalidArguments("the encrypted secret is not a whole number of AES blocks (\(value.count) bytes)")
         }
-        let plain = SecretBytes(count: value.count + 16)
-        var length = 0
-        let ok = cipher(encrypt: false, key: key, iv: parameters, input: value, output: plain, length: &length)
-        guard ok else { throw BusFailure.invalidArguments("the secret does not decrypt (bad padding: wrong key or IV)") }
-        return plain.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+        guard let plain = Self.crypt(encrypt: false, key: key, iv: parameters, input: value) else {
+            throw BusFailure.invalidArguments("the secret does not decrypt (bad padding: wrong key or IV)")
+        }
+        return plain
     }
 
     /// The secret to send: (parameters, value).
     func encode(_ secret: SecretBytes) throws -> (parameters: [UInt8], value: SecretBytes) {
         guard let key else { return ([], secret) }
         let iv = try SecretBytes.random(count: Self.ivLength)
-        let encrypted = SecretBytes(count: secret.count + 16)
-        var length = 0
-        guard cipher(encrypt: true, key: key, iv: iv, input: secret, output: encrypted, length: &length) else {
+        guard let value = Self.crypt(encrypt: true, key: key, iv: iv, input: secret) else {
             throw BusFailure.failed("encryption failed in libcrypto")
         }
-        let value = encrypted.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
         return (iv.withUnsafeBytes { Array($0) }, value)
     }
 
-    private func cipher(encrypt: Bool, key: SecretBytes, iv: SecretBytes, input: SecretBytes, output: SecretBytes,
-                        length: inout Int) -> Bool {
-        output.withUnsafeMutableBytes { out in
+    /// AES-128-CBC with PKCS#7 padding of `input`, into a wiped buffer of the result's
+    /// length; nil if libcrypto refuses it (on decryption: bad padding).
+    private static func crypt(encrypt: Bool, key: SecretBytes, iv: SecretBytes, input: SecretBytes) -> SecretBytes? {
+        let output = SecretBytes(count: input.count + 16)
+        var length = 0
+        let ok = output.withUnsafeMutableBytes { out in
             key.withUnsafeBytes { key in
                 iv.withUnsafeBytes { iv in
                     input.withUnsafeBytes { input in
@@ -104,5 +98,7 @@ final class TransferSession {
                 }
             }
         }
+        guard ok else { return nil }
+        return output.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
     }
 }

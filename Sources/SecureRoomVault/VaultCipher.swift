@@ -55,9 +55,8 @@ struct VaultCipher {
     /// The index entry of the attribute `name` = `value`.
     func attributeMAC(name: String, value: String) -> [UInt8] {
         var message: [UInt8] = []
-        for field in [Array(name.utf8), Array(value.utf8)] {
-            message += Self.bigEndian(UInt64(field.count), bytes: 4) + field
-        }
+        Self.appendField(Array(name.utf8), to: &message)
+        Self.appendField(Array(value.utf8), to: &message)
         return SealedKeys.mac(message, key: attributeKey)
     }
 

@@ -35,26 +35,32 @@ public final class VaultStore {
             self.database = database
             let meta = try database.transaction(immediate: false) { try Self.meta(database) }
                 ?? (try Self.initialize(database, dataKey: dataKey))
-            try Self.addAttributeTable(database)
             cipher = VaultCipher(dataKey: dataKey, vaultID: meta.vaultID)
             let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
             guard meta.keyCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
+            // A vault made before the attribute index gains it once, by its key's holder.
+            if !meta.indexesAttributes { try database.transaction(immediate: true) { _ = try database.run(Self.createAttributeTable) } }
         } catch let error as SQLiteError {
             throw Self.translate(error, path: path)
         }
     }
 
-    /// The vault's identity and key check, as stored in `meta`.
+    /// The vault's identity and key check, as stored in `meta`, and whether the file has
+    /// the `attribute` table yet.
     private struct Meta {
         let vaultID: [UInt8]
         let keyCheck: [UInt8]
+        let indexesAttributes: Bool
     }
 
     /// The stored meta, or nil for a file not yet initialised (new, or created by a
     /// process that died before its first commit).
     private static func meta(_ database: SQLiteConnection) throws -> Meta? {
-        guard try database.firstInteger("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") == 1
-        else { return nil }
+        var tables: Set<String> = []
+        try database.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'attribute')") { row in
+            tables.insert(String(decoding: row.blob(at: 0), as: UTF8.self))
+        }
+        guard tables.contains("meta") else { return nil }
         var values: [String: [UInt8]] = [:]
         try database.forEachRow("SELECT name, value FROM meta") { row in
             values[String(decoding: row.blob(at: 0), as: UTF8.self)] = row.blob(at: 1)
@@ -62,21 +68,13 @@ public final class VaultStore {
         guard let id = values["vault-id"] else { return nil }
         guard values["format"] == Array("1".utf8) else { throw VaultError.damaged("unknown vault format") }
         guard id.count == 16 else { throw VaultError.damaged("malformed vault id") }
-        return Meta(vaultID: id, keyCheck: values["key-check"] ?? [])
+        return Meta(vaultID: id, keyCheck: values["key-check"] ?? [], indexesAttributes: tables.contains("attribute"))
     }
 
     private static let createAttributeTable = """
         CREATE TABLE IF NOT EXISTS attribute (mac BLOB NOT NULL, title_mac BLOB NOT NULL,
                                               PRIMARY KEY (mac, title_mac)) WITHOUT ROWID
         """
-
-    /// Adds the `attribute` table to a vault made before it existed (once: an IMMEDIATE
-    /// transaction only when the table is missing).
-    private static func addAttributeTable(_ database: SQLiteConnection) throws {
-        let present = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'attribute'"
-        guard try database.firstInteger(present) != 1 else { return }
-        try database.transaction(immediate: true) { _ = try database.run(createAttributeTable) }
-    }
 
     /// Sets WAL mode and writes the tables and meta, in one IMMEDIATE transaction, unless
     /// another process did so first (then its meta is returned).
@@ -91,7 +89,7 @@ public final class VaultStore {
             let check = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
             try database.run("INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?1), ('key-check', ?2)",
                              [vaultID, check])
-            return Meta(vaultID: vaultID, keyCheck: check)
+            return Meta(vaultID: vaultID, keyCheck: check, indexesAttributes: true)
         }
     }
 
@@ -119,9 +117,8 @@ public final class VaultStore {
             for (title, value) in secrets {
                 let mac = cipher.titleMAC(title)
                 var secret = VaultSecret(title: title, value: value, created: now, modified: now)
-                if let existing = try sealedRow(mac) {
+                if let old = try openedRow(mac) {
                     guard replace else { throw VaultError.exists(title: title) }
-                    let old = try cipher.open(existing, titleMAC: mac)
                     (secret.created, secret.label, secret.attributes, secret.contentType) = (old.created, old.label, old.attributes, old.contentType)
                 }
                 try put(secret, at: mac)
@@ -131,10 +128,8 @@ public final class VaultStore {
 
     /// The secret whose row identity is `id` (`VaultSecret.id`).
     public func secret(id: [UInt8]) throws -> VaultSecret {
-        try read {
-            guard let sealed = try sealedRow(id) else { throw VaultError.noSuchItem }
-            return try cipher.open(sealed, titleMAC: id)
-        }
+        guard let secret = try read({ try openedRow(id) }) else { throw VaultError.noSuchItem }
+        return secret
     }
 
     /// The row identities of every secret, in the order of the index (no secret is opened).
@@ -198,48 +193,39 @@ public final class VaultStore {
     }
 
     /// Changes what is given of the secret `id` (label, attributes, value and its content
-    /// type) and returns it as stored.
+    /// type).
     public func update(id: [UInt8], label: String? = nil, attributes: [String: String]? = nil,
-                       value: (SecretBytes, contentType: String)? = nil) throws -> VaultSecret {
+                       value: (SecretBytes, contentType: String)? = nil) throws {
         if let value { try Self.validate(value: value.0) }
-        return try write {
-            guard let sealed = try sealedRow(id) else { throw VaultError.noSuchItem }
-            var secret = try cipher.open(sealed, titleMAC: id)
+        try write {
+            guard var secret = try openedRow(id) else { throw VaultError.noSuchItem }
             if let label { secret.label = label }
             if let attributes { secret.attributes = attributes }
             if let value { (secret.value, secret.contentType) = (value.0, value.contentType) }
             try Self.validate(label: secret.label, attributes: secret.attributes, contentType: secret.contentType)
             secret.modified = now()
             try put(secret, at: id)
-            return secret
         }
     }
 
     /// Removes the secret `id`.
     public func remove(id: [UInt8]) throws {
-        try write {
-            guard try database.run("DELETE FROM secret WHERE title_mac = ?1", [id]) == 1 else { throw VaultError.noSuchItem }
-            try database.run("DELETE FROM attribute WHERE title_mac = ?1", [id])
-        }
+        try write { guard try deleteRow(id) else { throw VaultError.noSuchItem } }
     }
 
-    /// Within a transaction: the secrets having every attribute of `attributes`.
+    /// Within a transaction: the secrets having every attribute of `attributes`. Every
+    /// asked attribute narrows the candidates in the index, whatever the order; each
+    /// candidate is checked once opened.
     private func matching(_ attributes: [String: String]) throws -> [VaultSecret] {
-        var secrets: [VaultSecret] = []
-        guard !attributes.isEmpty else {
-            try database.forEachRow("SELECT title_mac, sealed FROM secret") { row in
-                secrets.append(try cipher.open(row.blob(at: 1), titleMAC: row.blob(at: 0)))
-            }
-            return secrets
-        }
-        // Every asked attribute narrows the candidates in the index, whatever the order.
         let macs = attributes.map { cipher.attributeMAC(name: $0.key, value: $0.value) }
-        let query = (1...macs.count).map { "SELECT title_mac FROM attribute WHERE mac = ?\($0)" }.joined(separator: " INTERSECT ")
-        var candidates: [[UInt8]] = []
-        try database.forEachRow(query, macs) { candidates.append($0.blob(at: 0)) }
-        for id in candidates {
-            guard let sealed = try sealedRow(id) else { continue }
-            let secret = try cipher.open(sealed, titleMAC: id)
+        var query = "SELECT title_mac, sealed FROM secret"
+        if !macs.isEmpty {
+            query += " WHERE title_mac IN ("
+                + macs.indices.map { "SELECT title_mac FROM attribute WHERE mac = ?\($0 + 1)" }.joined(separator: " INTERSECT ") + ")"
+        }
+        var secrets: [VaultSecret] = []
+        try database.forEachRow(query, macs) { row in
+            let secret = try cipher.open(row.blob(at: 1), titleMAC: row.blob(at: 0))
             if attributes.allSatisfy({ secret.attributes[$0.key] == $0.value }) { secrets.append(secret) }
         }
         return secrets
@@ -258,11 +244,8 @@ public final class VaultStore {
 
     /// The secret titled `title`.
     public func secret(titled title: String) throws -> VaultSecret {
-        let mac = cipher.titleMAC(title)
-        return try read {
-            guard let sealed = try sealedRow(mac) else { throw VaultError.notFound(title: title) }
-            return try cipher.open(sealed, titleMAC: mac)
-        }
+        guard let secret = try read({ try openedRow(cipher.titleMAC(title)) }) else { throw VaultError.notFound(title: title) }
+        return secret
     }
 
     /// Every secret, sorted by title. Each one is opened and checked.
@@ -277,11 +260,7 @@ public final class VaultStore {
 
     /// Removes the secret titled `title`.
     public func remove(title: String) throws {
-        let mac = cipher.titleMAC(title)
-        try write {
-            guard try database.run("DELETE FROM secret WHERE title_mac = ?1", [mac]) == 1 else { throw VaultError.notFound(title: title) }
-            try database.run("DELETE FROM attribute WHERE title_mac = ?1", [mac])
-        }
+        try write { guard try deleteRow(cipher.titleMAC(title)) else { throw VaultError.notFound(title: title) } }
     }
 
     /// Gives the secret titled `old` the title `new` (re-sealed for its new row).
@@ -289,15 +268,13 @@ public final class VaultStore {
         try Self.validate(title: new)
         let (oldMAC, newMAC) = (cipher.titleMAC(old), cipher.titleMAC(new))
         try write {
-            guard let sealed = try sealedRow(oldMAC) else { throw VaultError.notFound(title: old) }
+            guard var secret = try openedRow(oldMAC) else { throw VaultError.notFound(title: old) }
             let taken = try sealedRow(newMAC) != nil
             guard oldMAC == newMAC || !taken else { throw VaultError.exists(title: new) }
-            var secret = try cipher.open(sealed, titleMAC: oldMAC)
             if secret.label == secret.title { secret.label = new }
             secret.title = new
             secret.modified = now()
-            try database.run("DELETE FROM secret WHERE title_mac = ?1", [oldMAC])
-            try database.run("DELETE FROM attribute WHERE title_mac = ?1", [oldMAC])
+            try deleteRow(oldMAC)
             try put(secret, at: newMAC)
         }
     }
@@ -335,17 +312,30 @@ public final class VaultStore {
         try database.firstBlob("SELECT sealed FROM secret WHERE title_mac = ?1", [mac])
     }
 
-    /// Runs `body` in a read transaction: one consistent snapshot of the vault.
-    private func read<T>(_ body: () throws -> T) throws -> T {
-        do { return try database.transaction(immediate: false, body) } catch let error as SQLiteError {
-            throw Self.translate(error, path: path)
-        }
+    /// Within a transaction: the secret in the row `mac`, opened, if there is one.
+    private func openedRow(_ mac: [UInt8]) throws -> VaultSecret? {
+        try sealedRow(mac).map { try cipher.open($0, titleMAC: mac) }
     }
+
+    /// Within a write transaction: removes the row `mac` and its attribute index; whether
+    /// there was one.
+    @discardableResult
+    private func deleteRow(_ mac: [UInt8]) throws -> Bool {
+        guard try database.run("DELETE FROM secret WHERE title_mac = ?1", [mac]) == 1 else { return false }
+        try database.run("DELETE FROM attribute WHERE title_mac = ?1", [mac])
+        return true
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot of the vault.
+    private func read<T>(_ body: () throws -> T) throws -> T { try transaction(immediate: false, body) }
 
     /// Runs `body` in an IMMEDIATE transaction: all its changes or none; returns its result.
     @discardableResult
-    private func write<T>(_ body: () throws -> T) throws -> T {
-        do { return try database.transaction(immediate: true, body) } catch let error as SQLiteError {
+    private func write<T>(_ body: () throws -> T) throws -> T { try transaction(immediate: true, body) }
+
+    /// `body` in a transaction, SQLite's errors translated.
+    private func transaction<T>(immediate: Bool, _ body: () throws -> T) throws -> T {
+        do { return try database.transaction(immediate: immediate, body) } catch let error as SQLiteError {
             throw Self.translate(error, path: path)
         }
     }

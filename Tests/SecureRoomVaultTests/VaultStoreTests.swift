@@ -247,10 +247,10 @@ final class VaultStoreTests: XCTestCase {
         XCTAssertEqual(subset.title, "GitHub (3)")
 
         // update: attributes move in the index too.
-        _ = try store.update(id: second.id, attributes: ["service": "gitlab.com"])
+        try store.update(id: second.id, attributes: ["service": "gitlab.com"])
         XCTAssertEqual(try store.search(["user": "hubot"]).count, 0)
         XCTAssertEqual(try store.search(["service": "gitlab.com"]).map(\.id), [second.id])
-        _ = try store.update(id: second.id, label: "GitLab", value: (value("v2"), contentType: "text/plain"))
+        try store.update(id: second.id, label: "GitLab", value: (value("v2"), contentType: "text/plain"))
         XCTAssertEqual(try store.secret(id: second.id).label, "GitLab")
         XCTAssertEqual(text(try store.secret(id: second.id).value), "v2")
 

@@ -13,7 +13,14 @@ public enum SealedKeys {
 
     /// HKDF-SHA256(IKM = `input`, `salt`, `info`), 32 bytes.
     public static func derive(_ input: SecretBytes, salt: [UInt8] = [], info: String) -> SecretBytes {
-        let key = SecretBytes(count: keyLength)
+        // HKDF over an in-memory buffer fails only if libcrypto cannot allocate: then the
+        // key is zero, and whatever it seals or checks fails to verify, never to match.
+        derive(input, salt: salt, info: info, length: keyLength) ?? SecretBytes(count: keyLength)
+    }
+
+    /// HKDF-SHA256(IKM = `input`, `salt`, `info`), `length` bytes; nil if libcrypto failed.
+    public static func derive(_ input: SecretBytes, salt: [UInt8] = [], info: String, length: Int) -> SecretBytes? {
+        let key = SecretBytes(count: length)
         let information = Array(info.utf8)
         let ok = key.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { ikm in
@@ -21,10 +28,7 @@ public enum SealedKeys {
                                out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
             }
         }
-        // HKDF over an in-memory buffer fails only if libcrypto cannot allocate: then the
-        // key stays zero, and whatever it seals or checks fails to verify, never to match.
-        if ok != 1 { key.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-        return key
+        return ok == 1 ? key : nil
     }
 
     /// HMAC-SHA256(`key`, `data`), 32 bytes.
