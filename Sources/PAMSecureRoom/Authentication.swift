@@ -18,8 +18,9 @@ struct Authentication {
             if call.configuration.enrol != .off { EnrolmentOffer(call: call).run() }
             return PAM_IGNORE
         }
+        // What an earlier attempt on this handle left never outlives a new one.
+        call.pam.clearFlag(.pinAccepted)
         if call.ignoresRemoteTransaction() { return PAM_IGNORE }
-        // A key left by an earlier attempt on this handle never outlives a new one.
         call.pam.dropVaultKey()
         call.pam.clearFlag(.pinExpired)
         let configuration = call.configuration
@@ -67,6 +68,7 @@ struct Authentication {
         switch outcome {
         case .success(let vaultKey):
             call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)")
+            call.pam.setFlag(.pinAccepted)
             if let before { try tellAboutEarlierFailures(of: user, before: before) }
             if LocalPINAuthority.isAvailable {
                 try tellAboutAnErasedVault(of: user)
@@ -88,13 +90,20 @@ struct Authentication {
         }
     }
 
-    /// `authsucc`: this line runs only once the primary authentication (the password)
-    /// succeeded, so the user proved the stronger secret: their PIN lockout is lifted
-    /// (pam_faillock's pattern). Always PAM_IGNORE, so the line can never let anyone in,
+    /// `authsucc`: this line runs only once the primary authentication succeeded. If that
+    /// was the password, the user proved the stronger secret: their PIN lockout is lifted
+    /// (pam_faillock's pattern). If it was the PIN itself (the handle says so), nothing
+    /// is lifted: the PIN's own rules already decided what a success forgives, and the
+    /// failures they keep for a year must not vanish at the victim's next PIN login
+    /// (docs/SECURITY.md §1.1). Always PAM_IGNORE, so the line can never let anyone in,
     /// wherever it is put. Without root nothing can be lifted: users cannot reset their
     /// own tally through the helper.
     private func liftLockout() throws {
         let (user, uid) = try call.resolveUser()
+        if call.pam.hasFlag(.pinAccepted) {
+            call.debug("lockout of \(user) not lifted: the PIN, not the password, authenticated")
+            return
+        }
         guard LocalPINAuthority.isAvailable, let uid, !call.isExempt(uid),
               let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
         else { return }

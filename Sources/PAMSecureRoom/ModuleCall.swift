@@ -90,7 +90,7 @@ struct ModuleCall {
         if let service = pam.item(PAM_SERVICE), configuration.remoteServices.contains(service) {
             return "service \(UserName.quoted(service))"
         }
-        if let host = pam.item(PAM_RHOST), !RemoteHost.isLocal(host) {
+        if let host = pam.item(PAM_RHOST), !LocalHost.isLocal(host) {
             return "remote host \(UserName.quoted(host))"
         }
         return nil

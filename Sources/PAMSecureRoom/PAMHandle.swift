@@ -50,6 +50,9 @@ struct PAMHandle {
     enum Flag: String {
         /// `auth` accepted a PIN that must be changed (`account` and `password` act on it).
         case pinExpired = "pam_secureroom_pin_expired"
+        /// `auth` accepted the user's PIN in this transaction: an `authsucc` line after it
+        /// must not take that for the password and lift the lockout (`Authentication`).
+        case pinAccepted = "pam_secureroom_pin_accepted"
     }
 
     /// Sets `flag` on the handle.

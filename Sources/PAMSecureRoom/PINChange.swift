@@ -20,7 +20,9 @@ struct PINChange {
         let entry = try NewPINEntry(call: call)
         let outcome: PINVerifier.Outcome
         do {
-            outcome = try call.authority.change(user, current: { try call.promptPIN("Current PIN: ") }) { try entry.readOnce() }
+            outcome = try call.authority.change(user, current: { try call.promptPIN("Current PIN: ") }) { current in
+                try entry.readOnce { PINPolicy.refusal(replacing: current, with: $0) }
+            }
         } catch SecureRoomError.pinRejected(let reason) {
             throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PIN for \(user) rejected: \(reason)", priority: LOG_NOTICE)
         } catch is NewPINEntry.Mismatch {

@@ -83,14 +83,18 @@ struct VaultSession {
         return process
     }
 
-    /// Moves a key stashed by `auth` into the keyring; false if there was none. As root
-    /// the key is bound to the user's sessions (it locks when the last ends); a caller
-    /// without root (a screen locker) counts no sessions, and its key has only its timeout.
+    /// Moves a key stashed by `auth` into the keyring; false if there was none. The key is
+    /// bound to the user's sessions (it locks when the last ends) as root, whose
+    /// open_session counts this one, and without root (`secureroom-vault unlock`, a screen
+    /// locker, which count none) when the user has a live session counted; with none, it
+    /// has only its timeout (docs/SECURITY.md §3.5).
     private func unlockStashedKey(for user: UserName) throws -> Bool {
         guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(of: user) else { return false }
         let timeout = call.configuration.vaultTimeout
-        try keyring.store(vaultKey, timeout: timeout, sessionBound: LocalPINAuthority.isAvailable)
+        let sessionBound = LocalPINAuthority.isAvailable
+            || SessionCounter(path: call.configuration.sessionDirectory).hasLiveSessions(of: user)
+        try keyring.store(vaultKey, timeout: timeout, sessionBound: sessionBound)
         call.pam.log(LOG_INFO, "vault unlocked for \(user) (\(DurationText.spoken(timeout)))")
         return true
     }

@@ -46,8 +46,8 @@ struct ChangeCommand: ParsableCommand {
             let configuration = store.configuration
             let outcome = try pinAuthority(for: store).change(user, current: {
                 try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
-            }, new: {
-                try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak)
+            }, new: { current in
+                try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak) { PINPolicy.refusal(replacing: current, with: $0) }
             })
             // Without root the helper logs; as root this process does.
             if asRoot { SystemLog.open(identity: "secureroom") }

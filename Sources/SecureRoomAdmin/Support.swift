@@ -36,9 +36,10 @@ func existingUser(_ name: String) throws -> UserName {
 
 /// Reads a new PIN: on a terminal, typed twice on the PIN pad, asked again (up to three
 /// tries) when the two differ or the policy refuses it; from a pipe, one line, and a
-/// refusal is final. Applies the policy unless `allowWeak`.
+/// refusal is final. Applies the policy unless `allowWeak`, and `refusing` (a reason to
+/// refuse a PIN the policy allows, such as the current PIN) always.
 func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool,
-                prompt: String = "New PIN: ") throws -> SecretBytes {
+                prompt: String = "New PIN: ", refusing: (SecretBytes) -> String? = { _ in nil }) throws -> SecretBytes {
     let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
     let interactive = !fromStdin && isatty(STDIN_FILENO) == 1
     let tries = interactive ? 3 : 1
@@ -49,6 +50,11 @@ func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool
         if !reasons.isEmpty && !allowWeak {
             printError("PIN rejected: \(reasons.map(\.description).joined(separator: "; "))"
                        + (last ? " (root may use --allow-weak)" : "; choose another"))
+            if last { throw ExitStatus.failure }
+            continue
+        }
+        if let reason = refusing(pin) {
+            printError("PIN rejected: \(reason)" + (last ? "; nothing was changed" : ""))
             if last { throw ExitStatus.failure }
             continue
         }

@@ -19,8 +19,10 @@ import SecureRoomToolSupport
 /// 4. it really runs with effective uid 0;
 /// 5. standard input and output are a pipe or socket (never a terminal, file or /dev/null);
 /// 6. the options come from /etc/security/secureroom.conf only — never from the caller;
-/// 7. the request runs (HelperSession): status, `ready`, PIN(s), the checked outcome; for
-///    `enrol`, first the password through PAM (HelperEnrolment, PasswordCheck);
+/// 7. the request runs (HelperSession): status, `ready`, PIN(s) (within
+///    `HelperProtocol.pinAnswerSeconds`), the checked outcome; for `enrol`, first the
+///    password through PAM (HelperEnrolment, PasswordCheck; each answer within
+///    `HelperConversation.answerSeconds`);
 /// 8. privileges are dropped for good, then the reply is written, and it exits once the
 ///    caller closes its end.
 enum HelperMain {
@@ -77,6 +79,9 @@ enum HelperMain {
         } catch PINEntry.Failure.endOfInput {
             SystemLog.notice("refused uid \(caller): no PIN on standard input")
             return .refused("no PIN on standard input")
+        } catch PINEntry.Failure.timedOut(let seconds) {
+            SystemLog.notice("refused uid \(caller): no PIN within \(seconds) s of 'ready' (nothing counted)")
+            return .refused("no PIN within \(seconds) s")
         } catch SecureRoomError.accountUnavailable(let user, let reason) {
             SystemLog.notice("refused uid \(caller): \(user) may not use a PIN: \(reason) (nothing counted)")
             return .refused(reason)

@@ -23,8 +23,8 @@ struct HelperSession {
         switch invocation.request {
         case .verify:
             outcome = try authority.check(user) {
-                announceReady()
-                return try PINEntry.readLine(format: format)
+                let limit = announceReady()
+                return try PINEntry.readLine(format: format, within: limit)
             }
         case .change:
             // Both PINs are read, and the new one judged, before the current one is
@@ -32,13 +32,15 @@ struct HelperSession {
             let policy = PINPolicy(blocklist: try Blocklist.load(store.configuration.blocklist))
             var accepted: SecretBytes?
             outcome = try authority.change(user, current: {
-                announceReady()
-                let current = try PINEntry.readLine(format: format)
-                let new = try PINEntry.readLine(format: format)
-                if let reason = policy.rejections(of: new).first { throw SecureRoomError.pinRejected(reason.description) }
+                let limit = announceReady()
+                let current = try PINEntry.readLine(format: format, within: limit)
+                let new = try PINEntry.readLine(format: format, within: limit)
+                if let reason = policy.rejections(of: new).first?.description ?? PINPolicy.refusal(replacing: current, with: new) {
+                    throw SecureRoomError.pinRejected(reason)
+                }
                 accepted = new
                 return current
-            }, new: {
+            }, new: { _ in
                 guard let accepted else { throw SecureRoomError.pinRejected("no new PIN") }
                 return accepted
             })
@@ -46,8 +48,8 @@ struct HelperSession {
             throw HelperRefusal("not a PIN check", detail: "\(invocation.request.rawValue) reached HelperSession")
         case .setupVault, .replaceVault:
             (outcome, recoveryKey) = try authority.setUpVault(user, replace: invocation.request == .replaceVault) {
-                announceReady()
-                return try PINEntry.readLine(format: format)
+                let limit = announceReady()
+                return try PINEntry.readLine(format: format, within: limit)
             }
         }
         let subject = "\(user) (uid \(invocation.uid))"
@@ -71,8 +73,11 @@ struct HelperSession {
         return .success(vaultKey: nil)
     }
 
-    /// Tells the caller to send the PIN(s) now.
-    private func announceReady() { writeToCaller(HelperProtocol.readyLine) }
+    /// Tells the caller to send the PIN(s) now; they must arrive within the returned limit.
+    private func announceReady() -> InputTimeLimit {
+        writeToCaller(HelperProtocol.readyLine)
+        return InputTimeLimit(seconds: HelperProtocol.pinAnswerSeconds)
+    }
 }
 
 /// Writes one protocol line to standard output (the caller's pipe or socket), with the

@@ -59,11 +59,17 @@ private let relay: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<pam
         writeToCaller(line.line)
         guard line.isQuestion else { continue }
         // A caller that never answers gets no setuid process waiting for ever.
-        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-        guard poll(&input, 1, HelperConversation.answerTimeoutMilliseconds) > 0,
-              let answer = try? HiddenLine.read(prompt: "", limit: HelperConversation.maximumAnswerLength),
-              let response = malloc(answer.count + 1)
-        else { return abandon(index) }
+        let answer: SecretBytes
+        do {
+            answer = try HiddenLine.readPiped(limit: HelperConversation.maximumAnswerLength,
+                                              within: InputTimeLimit(seconds: HelperConversation.answerSeconds))
+        } catch PINEntry.Failure.timedOut(let seconds) {
+            SystemLog.notice("ended the password conversation of uid \(getuid()): no answer within \(seconds) s")
+            return abandon(index)
+        } catch {
+            return abandon(index)
+        }
+        guard let response = malloc(answer.count + 1) else { return abandon(index) }
         answer.withUnsafeBytes { if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) } }
         response.storeBytes(of: 0, toByteOffset: answer.count, as: UInt8.self)
         replies[index].resp = response.assumingMemoryBound(to: CChar.self)

@@ -11,6 +11,12 @@ public enum HiddenLine {
         isatty(STDIN_FILENO) == 1 ? try readMasked(prompt: prompt, limit: limit) : try readPiped(limit: limit)
     }
 
+    /// One line of at most `limit` bytes from a pipe or socket, whole within `timeLimit`,
+    /// or `PINEntry.Failure.timedOut` (the helper's relayed password conversation).
+    public static func readPiped(limit: Int, within timeLimit: InputTimeLimit) throws -> SecretBytes {
+        try collect(limit: limit, atEndOfInput: .end, within: timeLimit) { byte, _ in byte == 0x0a ? .end : .keep }
+    }
+
     /// One line of at most `limit` bytes, echoed as typed at a terminal (an answer to a
     /// question that is not secret), read the same way from a pipe.
     public static func readVisible(limit: Int) throws -> SecretBytes { try readPiped(limit: limit) }
@@ -45,7 +51,7 @@ public enum HiddenLine {
     private enum Step { case keep, erase, skip, end }
 
     /// Reads byte by byte, letting `decide` classify each one.
-    private static func collect(limit: Int, atEndOfInput: Step? = nil,
+    private static func collect(limit: Int, atEndOfInput: Step? = nil, within timeLimit: InputTimeLimit? = nil,
                                 _ decide: (UInt8, Int) throws -> Step) throws -> SecretBytes {
         let buffer = SecretBytes(count: limit)
         var length = 0
@@ -54,12 +60,11 @@ public enum HiddenLine {
             while true {
                 var byte: UInt8 = 0
                 defer { byte = 0 }
-                let count = Glibc.read(STDIN_FILENO, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                guard count == 1 else {
+                guard let next = try StandardInput.nextByte(within: timeLimit) else {
                     guard atEndOfInput != nil, sawAnything else { throw PINEntry.Failure.endOfInput }
                     return
                 }
+                byte = next
                 sawAnything = true
                 switch try decide(byte, length) {
                 case .end: return

@@ -11,12 +11,15 @@ public enum PINEntry {
         case cancelled
         /// Standard input ended before a line was read.
         case endOfInput
+        /// The whole line did not come within `seconds`.
+        case timedOut(seconds: Int)
 
         /// A one-line explanation.
         public var description: String {
             switch self {
             case .cancelled: return "cancelled"
             case .endOfInput: return "no PIN on standard input"
+            case .timedOut(let seconds): return "no answer within \(seconds) s"
             }
         }
     }
@@ -33,17 +36,16 @@ public enum PINEntry {
     /// One line from standard input (without its newline) as a PIN of `format`.
     /// Reads byte by byte into a wiped buffer, so nothing past the line is consumed and
     /// no Swift `String` ever holds the PIN. Longer lines, and lines with a NUL byte, are
-    /// refused unread.
-    public static func readLine(format: PINFormat) throws -> SecretBytes {
+    /// refused unread. With a `limit`, a line not complete within it is `Failure.timedOut`.
+    public static func readLine(format: PINFormat, within limit: InputTimeLimit? = nil) throws -> SecretBytes {
         let buffer = SecretBytes(count: PINFormat.maximumInputLength + 1)
         var length = 0
         var sawAnything = false
         try buffer.withUnsafeMutableBytes { bytes in
             var byte: UInt8 = 0
             while true {
-                let count = Glibc.read(STDIN_FILENO, &byte, 1)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
+                guard let next = try StandardInput.nextByte(within: limit) else { break }
+                byte = next
                 sawAnything = true
                 if byte == UInt8(ascii: "\n") { break }
                 // A NUL would end the PIN early in C; here it is simply not a digit.

@@ -53,7 +53,8 @@ struct InitCommand: ParsableCommand {
             print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n")
             if replace { try moveAside(path) }
             _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
-            try keyring.store(vaultKey, timeout: configuration.vaultTimeout)
+            try keyring.store(vaultKey, timeout: configuration.vaultTimeout,
+                              sessionBound: SessionCounter(path: configuration.sessionDirectory).hasLiveSessions(of: user))
             print("Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).")
         }
     }

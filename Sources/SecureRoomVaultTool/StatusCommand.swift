@@ -11,7 +11,7 @@ struct StatusCommand: ParsableCommand {
         abstract: "Say whether the vault is locked, how long it stays unlocked, and how many secrets it holds.",
         discussion: "Exit status 0 when unlocked, 3 when locked (so scripts can test it).")
 
-    @Flag(help: "Print JSON: {\"unlocked\", \"seconds_left\", \"file\", \"secrets\"}.")
+    @Flag(help: "Print JSON: {\"unlocked\", \"seconds_left\", \"session_bound\", \"file\", \"secrets\"}.")
     var json = false
 
     @OptionGroup var vault: VaultOptions
@@ -25,11 +25,15 @@ struct StatusCommand: ParsableCommand {
             if let (key, _) = unlocked, access(path, F_OK) == 0 {
                 secrets = try VaultStore(path: path, dataKey: key, create: false).count()
             }
+            let sessionBound = unlocked == nil ? nil : try keyring.isSessionBound()
             if json {
-                let report = Report(unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, file: path, secrets: secrets)
+                let report = Report(unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, session_bound: sessionBound,
+                                    file: path, secrets: secrets)
                 print(try JSONOutput.text(report, pretty: true))
             } else if let (_, left) = unlocked {
-                print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left.")
+                print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left; "
+                      + (sessionBound == true ? "it also locks when your last login session ends."
+                         : "only the timeout locks it (no login session of yours was counted when it was unlocked)."))
                 print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")
             } else if let explanation = try vaultState(of: keyring.user, try systemConfiguration()).explanation(for: keyring.user) {
                 print("Vault of \(keyring.user): closed. \(explanation)")
@@ -46,6 +50,7 @@ struct StatusCommand: ParsableCommand {
     private struct Report: Encodable {
         let unlocked: Bool
         let seconds_left: Int64?
+        let session_bound: Bool?
         let file: String
         let secrets: Int?
     }

@@ -30,6 +30,21 @@ final class HelperHostileTests: XCTestCase {
         XCTAssertEqual(try failures(stage), 1)
     }
 
+    /// Regression (third red team, F9): a caller that takes the `ready` and then says
+    /// nothing, holding its end open, gets `refused` after `HelperProtocol.pinAnswerSeconds`
+    /// (60 s): the setuid helper exits and logs it, and nothing is counted.
+    func testACallerThatGoesQuietAfterReadyIsDroppedWithinAMinute() throws {
+        let stage = try stage()
+        // Killed at 90 s if it waits on (status 137): the test never hangs.
+        let quiet = try stage.run(as: uid, "/usr/bin/timeout", ["-s", "KILL", "90", stage.helper, "verify", user],
+                                  descriptors: .silentInput)
+        XCTAssertEqual(quiet.status, 5, quiet.output + quiet.errorOutput)
+        XCTAssertEqual(quiet.lines, ["ready", "refused no PIN within 60 s"])
+        XCTAssertTrue(stage.logLines().contains { $0.contains("refused uid 1: no PIN within 60 s of 'ready' (nothing counted)") },
+                      "\(stage.logLines())")
+        XCTAssertEqual(try failures(stage), 0)
+    }
+
     /// A caller's resource limits travel through exec into the setuid helper: a 1-byte
     /// file size limit (SIGXFSZ mid-write) or room for hardly any descriptors must not
     /// give a free guess, tear a record or crash it.

@@ -47,6 +47,26 @@ final class UserPINChangeTests: XCTestCase {
         XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0)
     }
 
+    /// Regression (third red team, F3): a PIN handed out with `set --expire` cannot be
+    /// "changed" into itself, by the tool or by the helper spoken to directly; it stays
+    /// expired, and a different PIN clears that. Nothing is counted either way.
+    func testAHandedOutPINIsNotItsOwnReplacement() throws {
+        let stage = try stage()
+        let handedOut = "5291"   // one the policy allows: only sameness refuses it
+        XCTAssertEqual(try stage.sandbox.cli(["set", user, "--stdin", "--expire"], input: handedOut + "\n").status, 0)
+        let same = try stage.cli(as: uid, ["change", "--stdin"], input: "\(handedOut)\n\(handedOut)\n")
+        XCTAssertEqual(same.status, 1)
+        XCTAssertEqual(same.errorOutput, "secureroom: PIN rejected: it is the current PIN; choose a different one; nothing was changed\n")
+        let direct = try stage.helper(as: uid, ["change", user], input: "\(handedOut)\n\(handedOut)\n")
+        XCTAssertEqual(direct.status, 6)
+        XCTAssertEqual(direct.lines, ["ready", "rejected it is the current PIN; choose a different one"])
+        let status = try stage.sandbox.status(user)
+        XCTAssertNotNil(status["must_change"] as? String, "still expired: \(status)")
+        XCTAssertEqual(status["failures"] as? Int, 0)
+        XCTAssertEqual(try stage.cli(as: uid, ["change", "--stdin"], input: "\(handedOut)\n\(newPIN)\n").status, 0)
+        XCTAssertNil(try stage.sandbox.status(user)["must_change"] as? String, "a different PIN clears it")
+    }
+
     func testUserCannotChangeAnotherUsersPIN() throws {
         let stage = try stage()
         try stage.sandbox.enrol("bin", pin: "3719")

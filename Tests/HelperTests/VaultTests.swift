@@ -199,6 +199,27 @@ final class VaultTests: XCTestCase {
         try assertLocked()
     }
 
+    /// Regression (third red team, F6): a vault opened with `secureroom-vault unlock` (no
+    /// root: through the helper) while a login of the user is counted follows that login,
+    /// like the login's own key: killing it (SIGKILL, no close_session) locks the vault.
+    /// Opened with no login counted, only the timeout locks it, and `status` says so.
+    func testAVaultUnlockedWithoutRootFollowsTheSessionsCountedThen() throws {
+        try prepare()
+        try setUpVault()
+        XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
+        let untied = try vault(["status"])
+        XCTAssertTrue(untied.output.contains("only the timeout locks it"), untied.output)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+
+        let login = try heldLogin(["open", "wait", "close"])    // counted, without the PIN
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
+        let tied = try vault(["status", "--json"])
+        XCTAssertTrue(tied.output.contains("\"session_bound\" : true"), tied.output)
+        try assertSecret("s3cret")
+        try login.kill()
+        try assertLocked()
+    }
+
     /// Regression (3113aa5): in a setuid-root host such as su (real uid = the invoking
     /// user, effective and saved uid 0), storing the key in the target user's keyring
     /// switches ids and must switch back to exactly the ones the host had.

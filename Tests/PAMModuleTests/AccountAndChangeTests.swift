@@ -41,5 +41,13 @@ final class AccountAndChangeTests: XCTestCase {
         XCTAssertEqual(changed.prompts, ["Current PIN: ", "New PIN: ", "Retype new PIN: "])
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.authError, "old PIN stops working")
+
+        // The current PIN as the new one (third red team, F3): refused before the retype,
+        // though the policy allows it.
+        let same = try sandbox.pam("password", user: user, responses: ["6028", "6028"], operations: ["chauthtok"])
+        XCTAssertEqual(same.code, PAMCode.authTokenError)
+        XCTAssertEqual(same.errors, ["PIN rejected: it is the current PIN; choose a different one."])
+        XCTAssertEqual(same.prompts, ["Current PIN: ", "New PIN: "])
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)
     }
 }

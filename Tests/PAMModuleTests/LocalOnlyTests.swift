@@ -25,15 +25,30 @@ final class LocalOnlyTests: XCTestCase {
     }
 
     /// The local host in any of its spellings is local: the PIN is asked for and works.
-    func testTheLocalHostIsLocal() throws {
+    /// Lookalikes of its name are remote (third red team, F4). The driver runs in new UTS
+    /// and mount namespaces, as host "srbox" with its own /etc/hosts.
+    func testTheLocalHostIsLocalAndItsLookalikesAreNot() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
-        var name = [CChar](repeating: 0, count: 256)
-        XCTAssertEqual(gethostname(&name, 255), 0)
-        let host = String(cString: name)
-        for rhost in ["", "localhost", "127.0.0.1", "127.1.2.3", "::1", host, host + ".example.org"] {
-            let result = try sandbox.pam(user: user, responses: [pin], options: ["--rhost", rhost])
-            XCTAssertEqual(result.code, PAMCode.success, "rhost \(rhost): \(result.process.output)")
+        let hosts = sandbox.root + "/hosts"
+        try sandbox.write(hosts, "127.0.0.1 localhost\n127.0.1.1 srbox.corp.example srbox\n", mode: 0o644)
+        func login(from rhost: String) throws -> PAMTranscript {
+            let arguments = sandbox.driverArguments("probe", user: user, options: ["--rhost", rhost], operations: ["auth"])
+            let script = "hostname srbox && mount --bind \"$0\" /etc/hosts && exec \"$@\""
+            return PAMTranscript(try runProgram("/usr/bin/unshare", ["--uts", "--mount", "--propagation", "private", "/bin/sh",
+                                                                    "-c", script, hosts, Artifacts.driver] + arguments,
+                                                input: Sandbox.lines([pin])))
+        }
+        for rhost in ["", "localhost", "127.0.0.1", "127.1.2.3", "::1", "srbox", "SRBOX.", "srbox.corp.example",
+                      "SrBox.Corp.Example."] {
+            let result = try login(from: rhost)
+            XCTAssertEqual(result.code, PAMCode.success, "rhost \(rhost): \(result.process.output)\(result.process.errorOutput)")
             XCTAssertEqual(result.prompts, ["PIN: "], "rhost \(rhost)")
+        }
+        for rhost in ["srbox.evil.example", "SRBOX.attacker.net", "srbox.corp.example.evil.net", "srbox.exämple.example",
+                      "127.1", "2130706433"] {
+            let result = try login(from: rhost)
+            XCTAssertEqual(result.code, PAMCode.credentialExpired, "rhost \(rhost): \(result.process.output)")
+            XCTAssertEqual(result.prompts, [], "rhost \(rhost)")
         }
     }
 
@@ -79,5 +94,51 @@ final class LocalOnlyTests: XCTestCase {
         let misplaced = try sandbox.pam("misplaced", user: user)
         XCTAssertEqual(misplaced.code, PAMCode.authError)
         XCTAssertEqual(misplaced.prompts, [])
+    }
+
+    /// Regression (third red team, F1): with both profiles enabled, a PIN success jumps
+    /// to pam_permit and the `authsucc` line runs after it. Only a primary authentication
+    /// other than the PIN may lift the lockout: the failures the PIN's own success keeps
+    /// for a year (made more than 5 minutes before it) stay counted; a password success
+    /// in the same stack still lifts them.
+    func testAPINLoginDoesNotLiftTheLockoutThatAPasswordLifts() throws {
+        let sandbox = try Sandbox.enrolled(user, pin: pin, configuration: Sandbox.fastKDF + "deny = 5\nschedule =\n")
+        for wrong in ["1111", "2222", "3333", "4444"] {
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [wrong]).code, PAMCode.authError)
+        }
+        try ageFailures(in: sandbox, bySeconds: 600)
+        // common-auth as `pam-auth-update --enable secureroom secureroom-authsucc` writes
+        // it, with pam_unix's place taken by pam_deny (a wrong password) or pam_permit.
+        func commonAuth(_ password: String) -> [String] {
+            ["auth [success=2 default=ignore] MODULE STATE nodelay",
+             "auth [success=1 default=ignore] \(password)",
+             "auth requisite pam_deny.so",
+             "auth required pam_permit.so",
+             "auth optional MODULE STATE authsucc"]
+        }
+        try sandbox.service("pin-login", commonAuth("pam_deny.so"))
+        let login = try sandbox.pam("pin-login", user: user, responses: [pin])
+        XCTAssertEqual(login.code, PAMCode.success, login.process.output)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 4, "the 4 old failures count for a year")
+        XCTAssertTrue(login.errors.contains { $0.contains("4 failed PIN attempts") }, "\(login.errors)")
+        // One attempt is left to the attacker, not five.
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["5555"]).code, PAMCode.authError)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["6666"]).code, PAMCode.maxTries)
+        // The password (a wrong PIN first, then pam_permit as the password module) lifts it.
+        try sandbox.service("password-login", commonAuth("pam_permit.so"))
+        XCTAssertEqual(try sandbox.pam("password-login", user: user, responses: []).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+    }
+
+    /// Moves every failure in the user's lockout record `seconds` into the past, as if the
+    /// attempts had been made that long ago.
+    private func ageFailures(in sandbox: Sandbox, bySeconds seconds: Int) throws {
+        let path = sandbox.state + "/users/\(user).lockout"
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line -> String in
+            guard line.hasPrefix("failed-at: ") else { return String(line) }
+            return "failed-at: " + line.dropFirst(11).split(separator: " ").map { String(Int($0)! - seconds) }.joined(separator: " ")
+        }
+        try sandbox.write(path, lines.joined(separator: "\n") + "\n", mode: 0o600)
     }
 }

@@ -58,4 +58,47 @@ final class SyslogTests: XCTestCase {
         let matched = result.output.split(separator: "\n").first { $0.hasPrefix("Lines: ") } ?? ""
         XCTAssertTrue(matched.contains(" 7 matched"), "\(matched)\n\(text)")
     }
+
+    /// Regression (third red team, F7): on the systemd backend the shipped filter reads
+    /// only lines journald received from root on the authpriv facility, so a user's
+    /// `logger` line in the module's very words bans nobody. The real systemd-journald
+    /// runs in a private namespace (Fixtures/private-journal.sh); the module logs a remote
+    /// wrong PIN there as root, and uid 65534 forges the same line for another address.
+    func testOnTheJournalFail2banTakesTheModulesLinesAndNotAUsersForgery() throws {
+        let sandbox = try Sandbox.enrolled("daemon", pin: "7391")
+        try sandbox.probeService(arguments: "remote=allow")
+        let store = sandbox.root + "/journal"
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
+        let driver = ([Artifacts.driver] + sandbox.driverArguments("probe", user: "daemon", options: ["--rhost", "203.0.113.7"],
+                                                                    operations: ["auth"])).joined(separator: " ")
+        let forged = "pam_secureroom(sshd:auth): authentication failure for daemon: wrong PIN (1 of 9 counted); "
+            + "service=sshd tty=- rhost=198.51.100.66 ruser=-"
+        let script = "echo 1111 | \(driver) >/dev/null; echo driver=$?; "
+            + "setpriv --reuid=65534 --regid=65534 --clear-groups logger -p authpriv.notice -t sshd '\(forged)'"
+        let logged = try runProgram(Artifacts.root + "/Tests/PAMModuleTests/Fixtures/private-journal.sh", [store, script])
+        XCTAssertEqual(logged.status, 0, logged.output + logged.errorOutput)
+        XCTAssertEqual(logged.output, "driver=\(PAMCode.authError)\n", "the wrong PIN is refused: \(logged.errorOutput)")
+        let filters = sandbox.root + "/filter.d"
+        try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
+        for (source, name) in [(Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
+                               ("/etc/fail2ban/filter.d/common.conf", "common.conf")] {
+            try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
+        }
+        func regex(_ options: [String]) throws -> (matched: String, output: String) {
+            let result = try runProgram("/usr/bin/fail2ban-regex",
+                                        options + ["--print-all-matched", "systemd-journal[journalpath=\(store)]", filters + "/secureroom.conf"])
+            XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
+            return (String(result.output.split(separator: "\n").first { $0.hasPrefix("Lines: ") } ?? ""), result.output)
+        }
+        let shipped = try regex([])
+        XCTAssertTrue(shipped.output.contains("journal match : _UID=0 SYSLOG_FACILITY=10"), shipped.output)
+        XCTAssertTrue(shipped.matched.contains(" 1 matched"), shipped.output)
+        XCTAssertTrue(shipped.output.contains("203.0.113.7"), shipped.output)
+        XCTAssertFalse(shipped.output.contains("198.51.100.66"), shipped.output)
+        // The forged line is in the journal and in the module's words: without the uid in
+        // the match, the same regular expressions take it too.
+        let facilityOnly = try regex(["--journalmatch", "SYSLOG_FACILITY=10"])
+        XCTAssertTrue(facilityOnly.matched.contains(" 2 matched"), facilityOnly.output)
+        XCTAssertTrue(facilityOnly.output.contains("198.51.100.66"), facilityOnly.output)
+    }
 }

@@ -52,7 +52,7 @@ final class VerifierTests: XCTestCase {
         XCTAssertThrowsError(try authority.setUpVault(user, replace: false) { try pin("7391") }) {
             XCTAssertEqual($0 as? SecureRoomError, .vaultKeyExists(user: "alice", recoverable: false))
         }
-        guard case .success = try authority.change(user, current: { try pin("7391") }, new: { try pin("4739") }) else { return XCTFail() }
+        guard case .success = try authority.change(user, current: { try pin("7391") }, new: { _ in try pin("4739") }) else { return XCTFail() }
         let verifier = PINVerifier(store: store, clock: clock)
         guard case .success(let unlocked?) = try verifier.verify(try pin("4739"), for: user) else { return XCTFail() }
         XCTAssertTrue(unlocked.constantTimeEquals(created))
@@ -114,16 +114,35 @@ final class VerifierTests: XCTestCase {
     func testChangeKeepsTheOldPINWhenTheCurrentOneIsWrong() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
         var asked = false
-        guard case .incorrect = try authority.change(user, current: { try self.pin("0000") }, new: {
+        guard case .incorrect = try authority.change(user, current: { try self.pin("0000") }, new: { _ in
             asked = true
             return try self.pin("5826")
         }) else { return XCTFail() }
         XCTAssertFalse(asked, "the new PIN is not even asked for")
-        guard case .success = try authority.change(user, current: { try self.pin("7391") }, new: { try self.pin("5826") })
+        guard case .success = try authority.change(user, current: { try self.pin("7391") }, new: { _ in try self.pin("5826") })
         else { return XCTFail() }
         let verifier = PINVerifier(store: store, clock: clock)
         guard case .success = try verifier.verify(try pin("5826"), for: user) else { return XCTFail() }
         guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+    }
+
+    /// Regression (third red team, F3): a change that keeps the PIN is refused, even when
+    /// the caller's reader let it through, and an expired PIN stays expired.
+    func testTheCurrentPINIsNeverItsOwnReplacement() throws {
+        try Enrollment(store: store, clock: clock).expire(user)
+        let authority = LocalPINAuthority(store: store, clock: clock)
+        var handedOver: [UInt8] = []
+        XCTAssertThrowsError(try authority.change(user, current: { try self.pin("7391") }, new: { current in
+            handedOver = current.withUnsafeBytes { Array($0) }
+            return try self.pin("7391")
+        })) { error in
+            XCTAssertEqual(error as? SecureRoomError, .pinRejected("it is the current PIN; choose a different one"))
+        }
+        XCTAssertEqual(handedOver, Array("7391".utf8), "the reader is given the current PIN to refuse it itself")
+        XCTAssertNotNil(try store.credential(for: user)?.mustChange, "still expired")
+        guard case .success = try authority.change(user, current: { try self.pin("7391") }, new: { _ in try self.pin("5826") })
+        else { return XCTFail() }
+        XCTAssertNil(try store.credential(for: user)?.mustChange)
     }
 
     /// A lock-free read (the status shown before prompting) racing with writers that
@@ -161,7 +180,7 @@ final class VerifierTests: XCTestCase {
     /// user's change must not overwrite it (nor resurrect a removed PIN).
     func testAChangeOvertakenByAnAdministratorWritesNothing() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
-        XCTAssertThrowsError(try authority.change(user, current: { try self.pin("7391") }, new: {
+        XCTAssertThrowsError(try authority.change(user, current: { try self.pin("7391") }, new: { _ in
             try Enrollment(store: self.store, clock: self.clock).setPIN(try self.pin("4826"), for: self.user)
             return try self.pin("5826")
         })) { error in

@@ -43,6 +43,9 @@ public final class UnprivilegedStage {
         case terminalInput
         /// Standard input is a regular file holding the input.
         case fileInput
+        /// Standard input is a pipe that stays open and silent until the program ends (a
+        /// caller that went quiet); `input` is not sent.
+        case silentInput
     }
 
     /// Prepares the stage. `extraConfiguration` is appended to the sandbox's config file
@@ -155,7 +158,7 @@ public final class UnprivilegedStage {
                     descriptors: Descriptors = .pipes) throws -> ProcessResult {
         let redirection: String
         switch descriptors {
-        case .pipes, .terminalInput: redirection = ""
+        case .pipes, .terminalInput, .silentInput: redirection = ""
         case .closedInput: redirection = "<&-"
         case .closedOutput: redirection = ">&-"
         case .fileInput:
@@ -163,13 +166,17 @@ public final class UnprivilegedStage {
             try sandbox.write(scratch + "/stdin-file", input, mode: 0o644)
         }
         let command = ["/usr/bin/env", "-i"] + environment.map { "\($0.key)=\($0.value)" }.sorted() + [program] + arguments
-        var terminal: FileHandle?
-        if case .terminalInput = descriptors { terminal = try Self.openTerminal() }
-        defer { try? terminal?.close() }
+        var standardInput: FileHandle?
+        if case .terminalInput = descriptors { standardInput = try Self.openTerminal() }
+        defer { try? standardInput?.close() }
+        // Our copy of the write end stays open, unwritten, until the program has ended.
+        let silence = Pipe()
+        defer { try? silence.fileHandleForWriting.close() }
+        if case .silentInput = descriptors { standardInput = silence.fileHandleForReading }
         return try runProgram("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c",
                                                    Self.namespaceScript, "stage", sandbox.root, String(uid),
                                                    redirection] + command,
-                              input: input, standardInput: terminal)
+                              input: input, standardInput: standardInput)
     }
 
     /// Runs the driver (`driver`, default the stage's copy) as `uid` for `service`,

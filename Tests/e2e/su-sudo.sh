@@ -15,6 +15,8 @@
 #     before a hash) or its shadow expiry date passed, the right PIN is refused with
 #     "Your account is closed" and nothing is counted; a `!` alone (no password ever
 #     set, as for these test users) is not a lock;
+#   * what su creates for srtest, run from srnopin's session (effective gid srnopin's),
+#     is root:root;
 #   * nothing outside the test changed (checksums of the system files, no test users).
 #
 # How
@@ -185,6 +187,20 @@ check_diagnostics() {
     capture "$PANE" | sed -e '/^$/d' -e 's/^/#   | /'
 }
 
+# owned_by_root FILE...: each FILE exists and is root:root.
+owned_by_root() {
+    local file
+    for file in "$@"; do
+        [ "$(stat -c %u:%g "$file" 2>/dev/null)" = 0:0 ] || { echo "#   $file: $(stat -c '%U:%G' "$file" 2>&1)"; return 1; }
+    done
+}
+# nothing_of_group DIR GID: no file or directory under DIR has group GID.
+nothing_of_group() {
+    local found
+    found=$(find "$1" -gid "$2")
+    [ -z "$found" ] || { echo "#   group $2: $found"; return 1; }
+}
+
 # Predicates used with check (more in lib.sh).
 saw_pin()      { [ "$SAW_PIN" = 1 ]; }
 no_pin_prompt() { [ "$SAW_PIN" = 0 ]; }
@@ -196,11 +212,16 @@ inner_main() {
 
     # --- a. su, fall-through stack, right PIN --------------------------------------------
     reset_pin; write_stack su fallthrough
+    # su runs with the invoking user's group as its effective gid: what it creates must
+    # still be root:root (third red team, G1). The records it writes are made anew.
+    rm -f "$STATE/users/srtest.lockout" "$STATE/users/srtest.lock"
     OUT=$T/io/a.out
     attempt a "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
     check "su: PIN: prompt shown on the terminal" all saw_pin
     check "su: right PIN -> command runs as srtest (exit 0)" all 'rc_is 0' 'out_is srtest'
     check "su: PIN not echoed, no password fallback" all "not_shows '$PIN'" no_password_prompt
+    check "su from srnopin's session: srtest's lock and lockout record, made by su, are root:root" \
+        all "owned_by_root '$STATE/users/srtest.lock' '$STATE/users/srtest.lockout'" "nothing_of_group '$STATE' $NOPIN_UID"
     done_pane
 
     # --- a2. account state: a locked password or a passed expiry date closes the PIN too --

@@ -18,7 +18,9 @@
 #     (after which chpasswd must still change passwords: common-password has the
 #     profile's line too), `secureroom set USER`, then `pamtester login USER
 #     authenticate` with only the PIN typed on stdin succeeds (the password is never
-#     given), and a wrong PIN alone does not;
+#     given), and a wrong PIN alone does not; with `secureroom-authsucc` enabled too, a
+#     PIN login keeps a wrong PIN made 10 minutes before it counted (the authsucc line
+#     lifts a lockout only after the password);
 #   * the upgrade to the same packages built with a higher version (scripts/package
 #     --version) keeps the pepper byte for byte (never re-initialised), the profile
 #     enabled, and the PIN working;
@@ -254,6 +256,25 @@ authenticate() {
   printf '%s\n' "$1" | in_root pamtester login "$TEST_USER" authenticate
 }
 refused() { ! authenticate "$1"; }
+enable_authsucc() {
+  in_root pam-auth-update --enable secureroom-authsucc &&
+    grep -E '^[^#]*pam_secureroom\.so.*authsucc' "$root/etc/pam.d/common-auth"
+}
+# failures_are N: `secureroom status USER --json` reports N failures.
+failures_are() {
+  local report; report=$(in_root secureroom status "$TEST_USER" --json)
+  echo "$report"
+  grep -qE "\"failures\" *: *$1[,}]" <<<"$report"
+}
+# A wrong PIN 10 minutes old (its record's failed-at moved back; same file, mode and
+# owner), then the right PIN through both profiles' common-auth: the PIN's success keeps
+# the old failure for a year, and the authsucc line after it must not lift it (third red
+# team, F1).
+pin_login_keeps_old_failures() {
+  local record=$root/var/lib/secureroom/users/$TEST_USER.lockout aged
+  aged=$(awk '/^failed-at: / { $2 = $2 - 600 } { print }' "$record") && printf '%s\n' "$aged" > "$record" &&
+    authenticate "$PIN" && failures_are 1
+}
 pepper_digest() { in_root sha256sum /var/lib/secureroom/pepper | cut -d' ' -f1; }
 # The Secret Service provider: the systemd user unit and the D-Bus activation file.
 provider_unit=/usr/lib/systemd/user/secureroom-secrets.service
@@ -341,6 +362,8 @@ check "chpasswd still changes passwords with the profile enabled (common-passwor
 check "secureroom set $TEST_USER --stdin" set_pin
 check "the PIN alone authenticates through pamtester login" authenticate "$PIN"
 check "a wrong PIN alone does not" refused "$WRONG_PIN"
+check "pam-auth-update --enable secureroom-authsucc adds the authsucc line to common-auth" enable_authsucc
+check "a PIN login through both profiles keeps a 10-minute-old failure counted" pin_login_keeps_old_failures
 pepper_before=$(pepper_digest)
 
 echo "# upgrade to $version2"

@@ -22,8 +22,11 @@ public struct HelperClient: PINAuthority {
     /// See `PINAuthority.change`. Both PINs are collected before the helper sees either,
     /// so `new` should apply the policy itself; the helper applies it again.
     public func change(_ user: UserName, current: () throws -> SecretBytes,
-                       new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
-        try run(.change, for: user) { [try current(), try new()] }.outcome
+                       new: (_ current: SecretBytes) throws -> SecretBytes) throws -> PINVerifier.Outcome {
+        try run(.change, for: user) {
+            let typed = try current()
+            return [typed, try new(typed)]
+        }.outcome
     }
 
     /// See `PINAuthority.setUpVault`.

@@ -20,8 +20,9 @@ public enum HelperConversation: Equatable, Sendable {
 
     /// The longest answer the helper reads (a password, say).
     public static let maximumAnswerLength = 512
-    /// How long the helper waits for the first byte of an answer: 5 minutes.
-    public static let answerTimeoutMilliseconds: Int32 = 300_000
+    /// How long the helper waits for a whole answer to a question (a password): 2 minutes,
+    /// then it ends the conversation (PAM_CONV_ERR: nothing created) and logs it.
+    public static let answerSeconds = 120
 
     /// Whether the caller must answer.
     public var isQuestion: Bool {

@@ -24,6 +24,10 @@ public enum HelperProtocol {
     public static let enrolService = "secureroom-enrol"
     /// The line that asks for the PIN(s).
     public static let readyLine = "ready"
+    /// How long the helper waits, after `ready`, for the PIN line(s) to arrive whole: a
+    /// minute for a person at the caller's prompt, then it replies `refused` and exits
+    /// (nothing counted), so a caller that goes quiet never keeps a setuid process.
+    public static let pinAnswerSeconds = 60
     /// The longest reply line a caller reads.
     public static let maximumReplyLength = 512
 

@@ -24,6 +24,14 @@ public struct PINPolicy: Sendable {
     /// A policy with `blocklist`.
     public init(blocklist: Blocklist) { self.blocklist = blocklist }
 
+    /// Why `new` cannot replace `current`, or nil. Not a matter of taste that
+    /// `--allow-weak` could lift: a PIN handed out by an administrator must not survive
+    /// its change, and a change that keeps the PIN would only reset its tally
+    /// (docs/SECURITY.md §6). Constant time.
+    public static func refusal(replacing current: SecretBytes, with new: SecretBytes) -> String? {
+        new.constantTimeEquals(current) ? "it is the current PIN; choose a different one" : nil
+    }
+
     /// The reasons `pin` (validated digits) is refused; empty when it is acceptable.
     public func rejections(of pin: SecretBytes) -> [Rejection] {
         pin.withUnsafeBytes { bytes in

@@ -47,6 +47,7 @@ public final class ProtectedDirectory {
                 }
                 next = try FileDescriptor.open(String(component), in: current,
                                                flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
+                try claimGroup(of: next, owner: owner)
             } catch SecureRoomError.system(_, _, let code) where code == ELOOP || code == ENOTDIR {
                 throw SecureRoomError.insecure(path: walked, reason: "is a symlink or not a directory")
             }
@@ -59,12 +60,14 @@ public final class ProtectedDirectory {
     /// Opens (or with `create`, makes) the subdirectory `name`, with the same checks.
     public func subdirectory(_ name: String, create: Bool = false) throws -> ProtectedDirectory {
         let display = path + "/" + name
-        if create && mkdirat(descriptor.rawValue, name, 0o700) != 0 && errno != EEXIST {
+        let made = create && mkdirat(descriptor.rawValue, name, 0o700) == 0
+        if create && !made && errno != EEXIST {
             throw SecureRoomError.system(operation: "mkdir", path: display, errno: errno)
         }
         do {
             let fd = try FileDescriptor.open(name, in: descriptor, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
                                              displayPath: display)
+            if made { try Self.claimGroup(of: fd, owner: owner) }
             try Self.check(fd, isAncestor: false, owner: owner)
             return ProtectedDirectory(descriptor: fd, owner: owner)
         } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
@@ -124,6 +127,7 @@ public final class ProtectedDirectory {
                                            flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode,
                                            displayPath: path + "/" + temporary)
         do {
+            try Self.claimGroup(of: file, owner: owner)
             // The umask may have taken bits away from `mode`, never added any.
             if mode != 0o600 && fchmod(file.rawValue, mode) != 0 {
                 throw SecureRoomError.system(operation: "chmod", path: file.path, errno: errno)
@@ -176,6 +180,7 @@ public final class ProtectedDirectory {
         guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_nlink == 1 else {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
         }
+        if info.st_gid != 0 { try Self.claimGroup(of: file, owner: owner) }
         try file.lockExclusively(waitingAtMost: Self.lockPatience, notice: notice)
         return file
     }
@@ -221,6 +226,18 @@ public final class ProtectedDirectory {
         guard info.st_mode & 0o022 == 0 || stickyShared else {
             throw SecureRoomError.insecure(path: directory.path,
                                            reason: "writable by group or others (mode \(octal(info.st_mode)))")
+        }
+    }
+
+    /// Gives a file or directory this process created (or a lock file it reuses) the
+    /// group root when its owner is root. A setuid host (su, sudo) creates files with the
+    /// invoking user's group, its effective gid; the modes keep such a group out today, but
+    /// no record of root's may carry a user's group (docs/DESIGN.md §9). Records are
+    /// rewritten whole, so one written before this gets the root group at its next write.
+    private static func claimGroup(of file: FileDescriptor, owner: uid_t) throws {
+        guard owner == 0 else { return }
+        guard fchown(file.rawValue, uid_t.max, 0) == 0 else {
+            throw SecureRoomError.system(operation: "chown", path: file.path, errno: errno)
         }
     }
 

@@ -58,8 +58,9 @@ public struct VaultKeyring {
     /// keyring, empty again, stays attached to the calling thread (there is no call to
     /// detach one); nothing can be reached through it.
     ///
-    /// `sessionBound`: a login session (counted by `SessionCounter`) put the key here, so
-    /// it locks when no session of the user is left, not only at its timeout.
+    /// `sessionBound`: the key belongs to the user's login sessions (counted by
+    /// `SessionCounter`), so it locks when no session of the user is left, not only at its
+    /// timeout.
     public func store(_ vaultKey: SecretBytes, timeout: Int64, sessionBound: Bool = false) throws {
         let payload = SecretBytes(count: Self.payloadLength)
         let expiry = UInt64(max(0, Int64(time(nil)) + timeout))

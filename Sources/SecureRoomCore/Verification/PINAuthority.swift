@@ -13,10 +13,12 @@ public protocol PINAuthority {
     func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome
 
     /// Changes `user`'s PIN: `current` is checked exactly like `check` (it counts toward
-    /// the lockout), then `new` (which applies the policy and may throw to abandon the
-    /// change) becomes the PIN. The PIN changed only if the outcome is `.success`.
+    /// the lockout), then `new`, given the current PIN as typed (it applies the policy and
+    /// `PINPolicy.refusal(replacing:with:)`, and may throw to abandon the change), becomes
+    /// the PIN. A new PIN equal to the current one is refused here too (`pinRejected`).
+    /// The PIN changed only if the outcome is `.success`.
     func change(_ user: UserName, current: () throws -> SecretBytes,
-                new: () throws -> SecretBytes) throws -> PINVerifier.Outcome
+                new: (_ current: SecretBytes) throws -> SecretBytes) throws -> PINVerifier.Outcome
 
     /// Sets up `user`'s vault key: the PIN is checked exactly like `check`, then a new
     /// data key is wrapped under it and under a new recovery key. On `.success` the
@@ -72,16 +74,25 @@ public struct LocalPINAuthority: PINAuthority {
     /// or nothing: if the PIN was set, removed or changed meanwhile (the user may take
     /// their time over `new`), `changedConcurrently` is thrown and nothing is written.
     public func change(_ user: UserName, current: () throws -> SecretBytes,
-                       new: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
+                       new: (_ current: SecretBytes) throws -> SecretBytes) throws -> PINVerifier.Outcome {
         // The credential verified, as read under the lock: the one the new PIN replaces.
         var checked: CredentialRecord?
-        let outcome = try check(user, pin: current) { credential, _ in checked = credential }
+        // The current PIN as typed, to refuse it as its own replacement (wiped when freed).
+        var typed: SecretBytes?
+        let outcome = try check(user, pin: {
+            let pin = try current()
+            typed = pin.withUnsafeBytes { SecretBytes(copying: $0) }
+            return pin
+        }) { credential, _ in checked = credential }
         if case .success(let vaultKey) = outcome, let checked {
             // A stored vault key that did not unwrap is damage: refuse rather than drop it.
             if checked.vaultKey != nil && vaultKey == nil {
                 throw SecureRoomError.corruptRecord(path: "\(user.rawValue).credential", reason: "vault-key does not unwrap with the right PIN")
             }
-            try Enrollment(store: store, clock: clock).setPIN(try new(), for: user, replacing: checked, vaultKey: vaultKey)
+            guard let typed else { throw SecureRoomError.pinRejected("no current PIN") }
+            let replacement = try new(typed)
+            if let reason = PINPolicy.refusal(replacing: typed, with: replacement) { throw SecureRoomError.pinRejected(reason) }
+            try Enrollment(store: store, clock: clock).setPIN(replacement, for: user, replacing: checked, vaultKey: vaultKey)
         }
         return outcome
     }
