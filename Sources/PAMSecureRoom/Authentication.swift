@@ -41,8 +41,6 @@ struct Authentication {
         var prompted = false
         // The PIN as typed, kept (wiped when freed) only for an expired PIN's check below.
         var typed: SecretBytes?
-        // The tally before this check, to tell the user at a success what happened since.
-        let before = LocalPINAuthority.isAvailable ? try? call.store.lockout(for: user) : nil
         let outcome: PINVerifier.Outcome
         do {
             outcome = try call.authority.check(user) {
@@ -66,20 +64,25 @@ struct Authentication {
             call.pam.log(line.priority, line.text + call.originFields)
         }
         switch outcome {
-        case .success(let vaultKey):
+        case .success(let success):
+            // Everything to tell comes with the outcome (from the helper: nothing, it
+            // tells nothing a screen locker could show); the store is not read again.
             call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)")
             call.pam.setFlag(.pinAccepted)
-            if let before { try tellAboutEarlierFailures(of: user, before: before) }
-            if LocalPINAuthority.isAvailable {
-                try tellAboutAnErasedVault(of: user)
-                // `account` asks for the new PIN right after this (AccountCheck).
-                if try call.store.credential(for: user)?.mustChange != nil, let typed {
-                    try call.pam.keep(try ExpiredPINCheck.make(typed), as: .expiredPINCheck, for: user)
-                    call.pam.setFlag(.pinExpired)
-                }
+            if success.failures.count > 0 {
+                call.tell(Messages.failuresSinceLastLogin(success.failures.count, kept: success.failures.unforgiven, user: user))
+            }
+            if let erasure = success.vaultErased {
+                call.tell(Messages.vaultErased(erasure, user: user))
+                try Enrollment(store: call.store).acknowledgeVaultErasure(erasure, for: user)
+            }
+            // `account` asks for the new PIN right after this (AccountCheck).
+            if success.mustChange != nil, let typed {
+                try call.pam.keep(try ExpiredPINCheck.make(typed), as: .expiredPINCheck, for: user)
+                call.pam.setFlag(.pinExpired)
             }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
-            if let vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
+            if let vaultKey = success.vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
             return PAM_SUCCESS
         case .incorrect, .repeatedIncorrect:
             return PAM_AUTH_ERR
@@ -109,23 +112,6 @@ struct Authentication {
         else { return }
         try Enrollment(store: call.store).resetLockout(for: user)
         call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
-    }
-
-    /// After a right PIN: the failed attempts since the user's last login, and how many of
-    /// them keep counting for a year (not followed by this PIN within 5 minutes).
-    private func tellAboutEarlierFailures(of user: UserName, before: LockoutRecord) throws {
-        guard before.counted > 0 else { return }
-        let now = SystemClock().now().wallSeconds
-        let kept = try call.store.lockout(for: user).unforgiven(at: now) - before.unforgiven(at: now)
-        call.tell(Messages.failuresSinceLastLogin(before.counted, kept: kept, user: user))
-    }
-
-    /// After a right PIN: if `wipe_after` erased the user's vault key since their last
-    /// login, say so once (when, after how many attempts, how to restore it).
-    private func tellAboutAnErasedVault(of user: UserName) throws {
-        guard let erasure = try call.store.credential(for: user)?.vaultErased else { return }
-        call.tell(Messages.vaultErased(erasure, user: user))
-        try Enrollment(store: call.store).acknowledgeVaultErasure(erasure, for: user)
     }
 
     /// A user without a PIN (or an unknown account): PAM_IGNORE at once with `nopin=ignore`.

@@ -49,11 +49,11 @@ struct HelperEnrolment {
                 SystemLog.warning("PIN of \(subject) replaced with its password while it was \(before): the failures are cleared")
             }
             SystemLog.notice("PIN replaced by \(subject) with its password (secureroom enrol --replace)")
-            return .checked(.success(vaultKey: nil))
+            return .checked(.success(.init(vaultKey: nil)))
         }
         let vault = try enrollment.enrol(pin, for: user, vault: configuration.enrolVault)
         SystemLog.notice("PIN created by \(subject) with its password (secureroom enrol\(vault != nil ? "; vault key and recovery key made" : ""))")
         if let vault { secrets = HelperSecrets.encode(vaultKey: vault.vaultKey, recoveryKey: vault.recoveryKey) }
-        return .checked(.success(vaultKey: nil))
+        return .checked(.success(.init(vaultKey: nil)))
     }
 }

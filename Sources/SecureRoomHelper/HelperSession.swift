@@ -54,7 +54,7 @@ struct HelperSession {
         }
         let subject = "\(user) (uid \(invocation.uid))"
         for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
-        guard case .success(let vaultKey) = outcome else { return outcome }
+        guard case .success(let success) = outcome else { return outcome }
         // An administrator's PIN that must be changed is not good for a screen locker or a
         // vault unlock, which have no account step to change it in: fail closed.
         if invocation.request == .verify, try store.credential(for: user)?.mustChange != nil {
@@ -69,8 +69,8 @@ struct HelperSession {
         }
         // The caller's own vault key goes back to it (after `verify` and the vault set-ups);
         // a `change` has no use for it.
-        if invocation.request != .change { secrets = HelperSecrets.encode(vaultKey: vaultKey, recoveryKey: recoveryKey) }
-        return .success(vaultKey: nil)
+        if invocation.request != .change { secrets = HelperSecrets.encode(vaultKey: success.vaultKey, recoveryKey: recoveryKey) }
+        return .success(.init(vaultKey: nil))
     }
 
     /// Tells the caller to send the PIN(s) now; they must arrive within the returned limit.

@@ -47,7 +47,7 @@ struct InitCommand: ParsableCommand {
             let (outcome, recoveryKey) = try pinAuthority(for: store).setUpVault(user, replace: replace) {
                 try PINEntry.read(prompt: "PIN: ", format: configuration.format, forceLine: stdin)
             }
-            guard case .success(let vaultKey?) = outcome, let recoveryKey else {
+            guard case .success(let success) = outcome, let vaultKey = success.vaultKey, let recoveryKey else {
                 try report(outcome, user: user)
             }
             print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n")

@@ -33,9 +33,10 @@ final class AdminToolTests: XCTestCase {
     /// Run by an ordinary user, every administrator's subcommand stops at once with one
     /// line that says why and what to do instead (nothing is read or written).
     func testAdministratorsSubcommandsRefuseOtherUsersWithAReason() throws {
+        let stage = try UnprivilegedStage(sandbox: try Sandbox())
         for command in [["init"], ["set", "daemon"], ["expire", "daemon"], ["reset", "daemon"], ["status"], ["tpm", "status"],
                         ["tpm", "harden"]] {
-            let result = try runProgram("/usr/bin/setpriv", ["--reuid=1", "--regid=1", "--clear-groups", Artifacts.cli] + command)
+            let result = try stage.cli(as: 1, command)
             XCTAssertEqual(result.status, 1, "\(command)")
             XCTAssertEqual(result.errorOutput, "secureroom: 'secureroom \(command.prefix(command[0] == "tpm" ? 2 : 1).joined(separator: " "))' "
                            + "needs root: the PIN records are readable by root only; run it with sudo "

@@ -39,8 +39,8 @@ final class VerifierTests: XCTestCase {
 
     func testRightAndWrongPIN() throws {
         let verifier = PINVerifier(store: store, clock: clock)
-        guard case .success(let vaultKey) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
-        XCTAssertNil(vaultKey, "no vault set up")
+        guard case .success(let success) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
+        XCTAssertNil(success.vaultKey, "no vault set up")
         guard case .incorrect(let status, _) = try verifier.verify(try pin("7392"), for: user) else { return XCTFail() }
         XCTAssertEqual(status, .open(failures: 1, untilDelay: NextDelay(attempts: 4, delay: 60), untilDisabled: 8))
     }
@@ -48,13 +48,13 @@ final class VerifierTests: XCTestCase {
     func testVaultKeySurvivesAPINChangeAndOnlyTheNewPINOpensIt() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
         let (outcome, recoveryKey) = try authority.setUpVault(user, replace: false) { try pin("7391") }
-        guard case .success(let created?) = outcome, let recoveryKey else { return XCTFail("\(outcome)") }
+        guard case .success(let createdSuccess) = outcome, let created = createdSuccess.vaultKey, let recoveryKey else { return XCTFail("\(outcome)") }
         XCTAssertThrowsError(try authority.setUpVault(user, replace: false) { try pin("7391") }) {
             XCTAssertEqual($0 as? SecureRoomError, .vaultKeyExists(user: "alice", recoverable: false))
         }
         guard case .success = try authority.change(user, current: { try pin("7391") }, new: { _ in try pin("4739") }) else { return XCTFail() }
         let verifier = PINVerifier(store: store, clock: clock)
-        guard case .success(let unlocked?) = try verifier.verify(try pin("4739"), for: user) else { return XCTFail() }
+        guard case .success(let unlockedSuccess) = try verifier.verify(try pin("4739"), for: user), let unlocked = unlockedSuccess.vaultKey else { return XCTFail() }
         XCTAssertTrue(unlocked.constantTimeEquals(created))
         guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         let recovered = try Enrollment(store: store, clock: clock).recoverVaultKey(for: user, with: recoveryKey)
@@ -265,7 +265,7 @@ final class VerifierTests: XCTestCase {
     /// recovery record untouched, the creation time kept.
     func testARecordIsRehashedAtTheNextSuccessfulCheck() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
-        guard case .success(let dek?) = try authority.setUpVault(user, replace: false, pin: { try pin("7391") }).outcome
+        guard case .success(let dekSuccess) = try authority.setUpVault(user, replace: false, pin: { try pin("7391") }).outcome, let dek = dekSuccess.vaultKey
         else { return XCTFail() }
         let old = try XCTUnwrap(try store.credential(for: user))
         let recovery = try store.recovery(for: user)
@@ -274,7 +274,7 @@ final class VerifierTests: XCTestCase {
         let raised = StateStore(configuration: configuration)
         guard case .incorrect = try PINVerifier(store: raised, clock: clock).verify(try pin("1111"), for: user) else { return XCTFail() }
         XCTAssertEqual(try raised.credential(for: user), old, "a wrong PIN changes nothing")
-        guard case .success(let unlocked?) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user)
+        guard case .success(let unlockedSuccess) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user), let unlocked = unlockedSuccess.vaultKey
         else { return XCTFail() }
         XCTAssertTrue(unlocked.constantTimeEquals(dek))
         let new = try XCTUnwrap(try raised.credential(for: user))
@@ -282,7 +282,7 @@ final class VerifierTests: XCTestCase {
         XCTAssertNotEqual(new.salt, old.salt)
         XCTAssertEqual(new.created, old.created)
         XCTAssertEqual(try raised.recovery(for: user), recovery)
-        guard case .success(let again?) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user)
+        guard case .success(let againSuccess) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user), let again = againSuccess.vaultKey
         else { return XCTFail("the re-derived record does not verify") }
         XCTAssertTrue(again.constantTimeEquals(dek))
     }

@@ -206,6 +206,11 @@ outer_main() {
 
     echo "# module: $MODULE"
     echo "# cli:    $CLI"
+    # Copies the test users can load and run wherever the checkout is (a 0700 home, /root).
+    install -d -m 0755 "$T/artifacts"
+    install -m 0644 "$MODULE" "$T/artifacts/pam_secureroom.so"
+    install -m 0755 "$CLI" "$T/artifacts/secureroom"
+    MODULE=$T/artifacts/pam_secureroom.so CLI=$T/artifacts/secureroom
     outer_header
     local rc=0
     SR_E2E_INNER=1 SR_E2E_T="$T" SR_E2E_SOCK="$SOCK" SR_E2E_OUTER_PID=$$ \

@@ -108,7 +108,7 @@ public struct HelperClient: PINAuthority {
     private func result(of reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?))
         throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         switch reply {
-        case .checked(.success): return (.success(vaultKey: secrets.vaultKey), secrets.recoveryKey)
+        case .checked(.success): return (.success(.init(vaultKey: secrets.vaultKey)), secrets.recoveryKey)
         case .checked(let outcome): return (outcome, nil)
         case .rejected(let reason): throw SecureRoomError.pinRejected(reason)
         case .refused(let reason): throw SecureRoomError.helperRefused(reason)

@@ -133,7 +133,7 @@ public enum HelperReply {
         let words = line.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
         let rest = words.count > 1 ? words[1] : ""
         switch (words.first ?? "", words.count) {
-        case ("success", 1): self = .checked(.success(vaultKey: nil))
+        case ("success", 1): self = .checked(.success(.init(vaultKey: nil)))
         case ("not-enrolled", 1): self = .checked(.notEnrolled)
         case ("error", 1): self = .failed
         case ("incorrect", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.incorrect(status))

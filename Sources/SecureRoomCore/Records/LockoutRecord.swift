@@ -1,18 +1,8 @@
-/// One user's failure tally (docs/FORMAT.md §4).
-///
-/// An attempt is counted *before* argon2 runs, as a pending attempt, and the user's lock
-/// is released while argon2 runs; when the outcome is known the attempt is resolved under
-/// the lock again: a failure (`failures` + 1), a success (everything cleared), or a
-/// repeat of a wrong PIN already counted (dropped). A process killed or stopped in
-/// between leaves its pending attempt counted, so there is never a free guess, and no
-/// process can hold the lock for longer than a few file writes.
-/// `seenGuesses` holds tags of the wrong PINs in the current run (derived from their
-/// argon2 output, so no cheaper to search than the credential itself).
-///
-/// A success forgives the run's failures made in the `forgivenWindow` before it (the
-/// user's own typos); the others become `unforgiven` and keep counting toward `deny` for
-/// a year, so an attacker's guesses between two of the user's logins add up instead of
-/// starting again at each login (docs/SECURITY.md §1.1).
+/// One user's failure tally (docs/FORMAT.md §4): the failures of the current run, the
+/// attempts counted but not yet resolved (`pending`), the tags of the run's wrong guesses
+/// (`seenGuesses`, no cheaper to search than the credential), the failures a success did
+/// not forgive (`unforgiven`, for a year), and the chip's share (`chipFailedAt`). The
+/// steps that change it are `LockoutProtocol`'s; this type only keeps the record's rules.
 public struct LockoutRecord: Equatable, Sendable {
     /// The record's first line; version 1 records (HMAC tags under the pepper) are still
     /// read, without their tags.

@@ -16,6 +16,8 @@ public final class ProtectedDirectory {
 
     /// Owner required of every component and file (root, except in tests).
     let owner: uid_t
+    /// What was read or written here, for reads of unchanged files without an open.
+    private let known = KnownFiles()
 
     private init(descriptor: FileDescriptor, owner: uid_t) {
         self.descriptor = descriptor
@@ -82,7 +84,11 @@ public final class ProtectedDirectory {
     /// Refuses symlinks, non-regular files (FIFOs are opened non-blocking, so they cannot
     /// hang a login), hard-linked files, files not owned by the owner, files any other
     /// user can write (or, unless `othersMayRead`, read), and files larger than `limit`.
+    /// A file read or written before through this object and unchanged since (`KnownFiles`)
+    /// is not opened again: its checks passed on the very same fields.
     public func read(_ name: String, limit: Int, othersMayRead: Bool = false) throws -> [UInt8]? {
+        let refused: mode_t = othersMayRead ? 0o022 : 0o077
+        if let bytes = known.bytes(of: name, in: descriptor.rawValue, refusing: refused, limit: limit) { return bytes }
         let display = path + "/" + name
         let file: FileDescriptor
         do {
@@ -96,7 +102,7 @@ public final class ProtectedDirectory {
         let info = try file.status()
         guard sr_s_isreg(info.st_mode) != 0 else { throw SecureRoomError.insecure(path: display, reason: "not a regular file") }
         guard info.st_uid == owner else { throw SecureRoomError.insecure(path: display, reason: "not owned by root") }
-        guard info.st_mode & (othersMayRead ? 0o022 : 0o077) == 0 else {
+        guard info.st_mode & refused == 0 else {
             throw SecureRoomError.insecure(path: display, reason: "accessible by group or others (mode \(Self.octal(info.st_mode)))")
         }
         // 0 links: the file was replaced by rename after we opened it — a whole, older
@@ -106,7 +112,11 @@ public final class ProtectedDirectory {
         guard info.st_size <= limit else {
             throw SecureRoomError.corruptRecord(path: display, reason: "larger than \(limit) bytes")
         }
-        return try file.readAll(limit: limit)
+        let bytes = try file.readAll(limit: limit)
+        // What fstat said before the read is what the bytes are, unless a writer changed
+        // the file in place meanwhile: then the times differ next time, and it is read anew.
+        known.remember(bytes, of: info, as: name)
+        return bytes
     }
 
     /// Replaces `name` atomically: a new 0600 temp file (created with that mode, so there is
@@ -134,6 +144,7 @@ public final class ProtectedDirectory {
             }
             try file.writeAll(contents)
             try file.synchronize()
+            known.forget(name)
             guard renameat(descriptor.rawValue, temporary, descriptor.rawValue, name) == 0 else {
                 throw SecureRoomError.system(operation: "rename", path: path + "/" + name, errno: errno)
             }
@@ -141,12 +152,15 @@ public final class ProtectedDirectory {
             unlinkat(descriptor.rawValue, temporary, 0)
             throw error
         }
+        // The new file, as it now is (the rename changed its ctime): read back without an open.
+        if let info = try? file.status() { known.remember(contents, of: info, as: name) }
         try descriptor.synchronize()
     }
 
     /// Renames `name` to `newName` in this directory (refusing to replace an existing
     /// `newName`), then fsyncs the directory. False if `name` does not exist.
     public func rename(_ name: String, to newName: String) throws -> Bool {
+        known.forget(name)
         guard sr_renameat_noreplace(descriptor.rawValue, name, newName) == 0 else {
             if errno == ENOENT { return false }
             throw SecureRoomError.system(operation: "rename", path: path + "/" + name, errno: errno)
@@ -157,6 +171,7 @@ public final class ProtectedDirectory {
 
     /// Removes `name` if it exists, then fsyncs the directory.
     public func remove(_ name: String) throws {
+        known.forget(name)
         if unlinkat(descriptor.rawValue, name, 0) != 0 {
             if errno == ENOENT { return }
             throw SecureRoomError.system(operation: "unlink", path: path + "/" + name, errno: errno)

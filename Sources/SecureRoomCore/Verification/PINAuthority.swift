@@ -84,7 +84,8 @@ public struct LocalPINAuthority: PINAuthority {
             typed = pin.withUnsafeBytes { SecretBytes(copying: $0) }
             return pin
         }) { credential, _ in checked = credential }
-        if case .success(let vaultKey) = outcome, let checked {
+        if case .success(let success) = outcome, let checked {
+            let vaultKey = success.vaultKey
             // A stored vault key that did not unwrap is damage: refuse rather than drop it.
             if checked.vaultKey != nil && vaultKey == nil {
                 throw SecureRoomError.corruptRecord(path: "\(user.rawValue).credential", reason: "vault-key does not unwrap with the right PIN")

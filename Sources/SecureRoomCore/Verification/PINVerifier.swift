@@ -1,26 +1,12 @@
 /// Checks a PIN under the lockout rules (docs/DESIGN.md §4, docs/FORMAT.md §4). Shared by the
 /// PAM module, the admin tool's `change`, and the setuid helper — the one implementation
-/// of the rules.
-///
-/// One check, in three steps; the user's lock is held only for the first and the last,
-/// never across argon2, so a stopped or slow check delays nobody:
-/// 1. under the lock: refuse at once, without argon2, if the tally is delayed or
-///    disabled; otherwise count the attempt as pending and fsync it;
-/// 2. without a lock: run argon2 once;
-/// 3. under the lock: resolve the pending attempt against the records as they are now.
-///    Right PIN: end the run (its failures of the last 5 minutes are forgiven, older ones
-///    keep counting for a year: `LockoutRecord.recordSuccess`) and unwrap the vault key. Wrong PIN already counted in
-///    this run (same guess tag): drop the attempt, not counted again. Otherwise count a
-///    failure, remember its tag, and erase the vault key once `wipe_after` is reached.
-/// A process killed or stopped between 1 and 3 leaves its attempt counted: never a free
-/// guess. An administrator's reset or a success during step 2 removed the pending
-/// attempt; a wrong PIN then counts nothing, so a reset is never undone.
+/// of the rules: `LockoutProtocol`'s three steps around the kind of check the record
+/// calls for (`UnboundCheck`, `BoundCheck`, or `DecoyCheck` for a name without a PIN).
 public struct PINVerifier {
     /// The outcome of one check.
     public enum Outcome {
-        /// Right PIN; `vaultKey` is the user's vault data key (DEK), unwrapped with the
-        /// same argon2 output, or nil if the user has no vault.
-        case success(vaultKey: SecretBytes?)
+        /// Right PIN, and what its caller needs to know besides (`Success`).
+        case success(Success)
         /// Wrong PIN; the tally now stands at `status`. `vaultErased`: this failure reached
         /// `wipe_after` and erased the PIN-wrapped vault key.
         case incorrect(LockoutStatus, vaultErased: Bool = false)
@@ -33,11 +19,29 @@ public struct PINVerifier {
         case notEnrolled
     }
 
-    /// What step 1 found.
-    private enum Counting {
-        case notEnrolled
-        case locked(LockoutStatus)
-        case counted(CredentialRecord)
+    /// What a right PIN tells its caller besides "yes", taken in step 3 from the records it
+    /// resolved, so that no caller looks at the store again (docs/DESIGN.md §6).
+    public struct Success {
+        /// The user's vault data key (DEK), unwrapped with the same argon2 output; nil
+        /// without a vault.
+        public let vaultKey: SecretBytes?
+        /// Since when this PIN must be changed (`secureroom set --expire`); nil if it need not.
+        public let mustChange: Int64?
+        /// `wipe_after` erased the PIN-wrapped vault key since the last login (to tell once,
+        /// then `Enrollment.acknowledgeVaultErasure`).
+        public let vaultErased: CredentialRecord.VaultErasure?
+        /// The failed attempts this success ended (since the last login), and how many of
+        /// them were not forgiven and count for a year (`LockoutRecord.recordSuccess`).
+        public let failures: (count: Int, unforgiven: Int)
+
+        /// A success that carries `vaultKey` and nothing else to tell.
+        public init(vaultKey: SecretBytes?, mustChange: Int64? = nil, vaultErased: CredentialRecord.VaultErasure? = nil,
+                    failures: (count: Int, unforgiven: Int) = (0, 0)) {
+            self.vaultKey = vaultKey
+            self.mustChange = mustChange
+            self.vaultErased = vaultErased
+            self.failures = failures
+        }
     }
 
     /// The state.
@@ -95,89 +99,57 @@ public struct PINVerifier {
     public func verify(_ pin: SecretBytes, for user: UserName,
                        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)? = nil) throws -> Outcome {
         let pepper = try store.pepper()
-        let policy = store.configuration.lockout
-        let attempt = try newAttempt()
-
-        // Step 1: count the attempt.
-        let counting: Counting = try store.withExclusiveLock(for: user) {
-            guard let credential = try store.credential(for: user) else { return .notEnrolled }
-            var tally = try store.lockout(for: user)
-            if let refusal = tally.admit(attempt, under: policy, at: clock.now()) { return .locked(refusal) }
-            try store.write(tally, for: user)
-            return .counted(credential)
-        }
+        let lockout = try LockoutProtocol(store: store, clock: clock, file: .user(user))
         let credential: CredentialRecord
-        switch counting {
-        case .notEnrolled:
+        switch try lockout.admit({ try store.credential(for: user) }) {
+        case .absent:
             try spendEquivalentTime(pin, user: user)
             return .notEnrolled
-        case .locked(let status):
+        case .refused(let status):
             return .locked(status)
         case .counted(let record):
             credential = record
         }
-
-        // Step 2: argon2 and, for a bound PIN, the TPM, holding nothing. A TPM that does not
-        // do its part tested nothing: the attempt is withdrawn, not counted.
         argon2Observer?()
-        let guess: Guess
-        do {
-            guess = try Guess(pin, for: credential, pepper: pepper, chip: TPMChip(store.configuration),
-                              seen: { try store.lockout(for: user).seenGuesses })
-        } catch let error as SecureRoomError {
-            try withdraw(attempt, at: .user(user))
-            throw error
-        }
-        let master = guess.master
+        let check: any PINCheck = credential.binding.map {
+            BoundCheck(credential: credential, binding: $0, pepper: pepper, chip: TPMChip(store.configuration))
+        } ?? UnboundCheck(credential: credential, pepper: pepper)
+        let guess = try lockout.test(check, pin)
 
-        // Step 3: resolve the attempt against the records as they are now. A success also
-        // hands out the credential as written, for `rehash`.
+        // Step 3. A success also hands out the credential as written, for `rehash`.
         var succeeded: CredentialRecord?
-        let outcome: Outcome = try store.withExclusiveLock(for: user) {
-            var tally = try store.lockout(for: user)
-            let wasPending = tally.resolve(attempt)
-            // A wrong PIN the chip tested is the account's share of the chip's counter,
-            // whatever else happened meanwhile (`TPMShare`).
-            if guess.chipTested { tally.recordChipFailure(at: clock.now().wallSeconds) }
+        let outcome = try lockout.settle(guess) { tally in
             let found = try store.credential(for: user)
             guard var current = found, current.isSamePIN(as: credential) else {
                 // The PIN was set or removed by an administrator meanwhile: this check
                 // was against a PIN that no longer exists, and counts nothing.
-                if wasPending || guess.chipTested { try store.write(tally, for: user) }
-                return found == nil ? .notEnrolled : .incorrect(policy.status(of: tally, at: clock.now()))
+                return found == nil ? .notEnrolled : .incorrect(lockout.status(of: tally))
             }
-            if let master {
-                tally.recordSuccess(at: clock.now().wallSeconds)
-                try store.write(tally, for: user)
+            if let master = guess.master {
+                let ended = tally.record.recordSuccess(at: clock.now().wallSeconds)
+                try tally.commit()
                 if let whileLocked {
                     let before = current
                     try whileLocked(&current, master)
                     if current != before { try store.write(current) }
                 }
                 succeeded = current
-                return .success(vaultKey: current.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) })
+                return .success(Success(vaultKey: current.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) },
+                                        mustChange: current.mustChange, vaultErased: current.vaultErased,
+                                        failures: (ended.forgiven + ended.unforgiven, ended.unforgiven)))
             }
-            guard wasPending else {
-                // A reset or a success removed this attempt while argon2 ran: it counts nothing.
-                if guess.chipTested { try store.write(tally, for: user) }
-                return .incorrect(policy.status(of: tally, at: clock.now()))
-            }
-            guard tally.recordWrongGuess(attempt, tag: guess.tag) else {
-                try store.write(tally, for: user)
-                return .repeatedIncorrect(policy.status(of: tally, at: clock.now()))
-            }
-            try store.write(tally, for: user)
-            let status = policy.status(of: tally, at: clock.now())
-            if let limit = store.configuration.wipeAfter, tally.failures >= limit, current.vaultKey != nil {
-                current.vaultKey = nil
-                current.vaultErased = .init(at: clock.now().wallSeconds, failures: tally.failures)
-                try store.write(current)
-                return .incorrect(status, vaultErased: true)
-            }
-            return .incorrect(status)
+            let outcome = lockout.countWrongGuess(guess, in: tally)
+            guard case .incorrect(let status, _) = outcome, tally.wasPending,
+                  let limit = store.configuration.wipeAfter, tally.record.failures >= limit, current.vaultKey != nil
+            else { return outcome }
+            try tally.commit()
+            current.vaultKey = nil
+            current.vaultErased = .init(at: clock.now().wallSeconds, failures: tally.record.failures)
+            try store.write(current)
+            return .incorrect(status, vaultErased: true)
         }
-        if whileLocked == nil, let succeeded, case .success(let vaultKey) = outcome {
-            try rehash(pin, for: user, checked: succeeded, vaultKey: vaultKey)
+        if whileLocked == nil, let succeeded, case .success(let success) = outcome {
+            try rehash(pin, for: user, checked: succeeded, vaultKey: success.vaultKey)
         }
         return outcome
     }
@@ -208,51 +180,22 @@ public struct PINVerifier {
     /// A check for a user without a PIN, or an unknown name (`nopin=fail`): the same three
     /// steps, the same two durable writes and argon2 run, and the same answers — counts,
     /// delays, repeats, lockout — as a wrong PIN of an enrolled user, kept on the decoy slot
-    /// the name hashes to (`TallyFile.decoy`), so that who has a PIN cannot be told from
-    /// outside and no file is made per name tried. It never succeeds.
+    /// the name hashes to (`TallyFile.decoy`, `DecoyCheck`), so that who has a PIN cannot
+    /// be told from outside and no file is made per name tried. It never succeeds.
     public func verifyDecoy(_ pin: SecretBytes, for user: UserName) throws -> Outcome {
         let pepper = try store.pepper()
-        let policy = store.configuration.lockout
         let (slot, salt) = PINKeys.decoy(for: user, pepper: pepper)
-        let file = TallyFile.decoy(slot)
-        let attempt = try newAttempt()
-        let refusal: LockoutStatus? = try store.withExclusiveLock(on: file) {
-            var tally = try store.lockout(at: file)
-            if let refusal = tally.admit(attempt, under: policy, at: clock.now()) { return refusal }
-            try store.write(tally, at: file)
-            return nil
+        let lockout = try LockoutProtocol(store: store, clock: clock, file: .decoy(slot))
+        switch try lockout.admit({ () }) {
+        case .absent: return .notEnrolled
+        case .refused(let status): return .locked(status)
+        case .counted: break
         }
-        if let refusal { return .locked(refusal) }
         argon2Observer?()
-        let tag: [UInt8]
-        var standIn = false
-        if let key = try store.decoyTagKey() {
-            // Some PIN is bound to the TPM: the chip work of a bound PIN's wrong guess too.
-            let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper,
-                                                     parameters: store.configuration.kdf)
-            do {
-                (tag, standIn) = try BoundKeys.decoyTag(material, key: key, on: TPMChip(store.configuration),
-                                                        seen: { try store.lockout(at: file).seenGuesses })
-            } catch let error as SecureRoomError {
-                try withdraw(attempt, at: file)
-                throw error
-            }
-        } else {
-            tag = PINKeys.guessTag(master: try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper,
-                                                              parameters: store.configuration.kdf))
-        }
-        return try store.withExclusiveLock(on: file) {
-            var tally = try store.lockout(at: file)
-            if standIn { tally.recordChipFailure(at: clock.now().wallSeconds) }
-            guard tally.resolve(attempt) else {
-                if standIn { try store.write(tally, at: file) }
-                return .incorrect(policy.status(of: tally, at: clock.now()))
-            }
-            let counted = tally.recordWrongGuess(attempt, tag: tag)
-            try store.write(tally, at: file)
-            let status = policy.status(of: tally, at: clock.now())
-            return counted ? .incorrect(status) : .repeatedIncorrect(status)
-        }
+        let chip = try store.decoyTagKey().map { (key: $0, chip: TPMChip(store.configuration)) }
+        let check = DecoyCheck(user: user, salt: salt, pepper: pepper, parameters: store.configuration.kdf, chip: chip)
+        let guess = try lockout.test(check, pin)
+        return try lockout.settle(guess) { lockout.countWrongGuess(guess, in: $0) }
     }
 
     /// Where the decoy of `user` stands (`verifyDecoy`), read without a lock.
@@ -273,21 +216,6 @@ public struct PINVerifier {
         argon2Observer?()
         _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
                                parameters: store.configuration.kdf)
-    }
-
-    /// Removes a pending attempt that tested no guess (its TPM did not do its part).
-    private func withdraw(_ attempt: LockoutRecord.PendingAttempt, at file: TallyFile) throws {
-        try store.withExclusiveLock(on: file) {
-            var tally = try store.lockout(at: file)
-            if tally.resolve(attempt) { try store.write(tally, at: file) }
-        }
-    }
-
-    /// A new pending attempt, counted now.
-    private func newAttempt() throws -> LockoutRecord.PendingAttempt {
-        LockoutRecord.PendingAttempt(
-            id: try SecretBytes.random(count: LockoutRecord.PendingAttempt.idLength).withUnsafeBytes { Array($0) },
-            counted: clock.now())
     }
 }
 
