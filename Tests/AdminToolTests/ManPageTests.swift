@@ -37,6 +37,20 @@ final class ManPageTests: XCTestCase {
         }
     }
 
+    /// The module arguments that apply without root, as pam_secureroom(8) lists them, are
+    /// the module's own list (`ModuleCall.perCallOptions`, read from its source).
+    func testModulePageListsTheArgumentsThatApplyWithoutRoot() throws {
+        let source = try String(contentsOfFile: Artifacts.root + "/Sources/PAMSecureRoom/ModuleCall.swift", encoding: .utf8)
+        let list = try XCTUnwrap(source.components(separatedBy: "perCallOptions: Set<Substring> = [").dropFirst().first)
+        let code = Set(list.prefix { $0 != "]" }.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        XCTAssertGreaterThanOrEqual(code.count, 10, "the list was not found: \(code.sorted())")
+        let text = try page("pam_secureroom.8").replacingOccurrences(of: "\n", with: " ")
+        let sentence = try XCTUnwrap(text.components(separatedBy: "of the module arguments, only ").dropFirst().first)
+            .components(separatedBy: " apply then").first ?? ""
+        let listed = Set(sentence.split(separator: "*", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        XCTAssertEqual(listed, code, "man/pam_secureroom.8.scd lists other arguments than ModuleCall.perCallOptions")
+    }
+
     /// The long options (`--name`) in the OPTIONS list of a --help text (not those its
     /// prose mentions, such as another program's).
     private func longOptions(_ help: String) -> Set<String> {

@@ -1,0 +1,52 @@
+import Foundation
+import SecureRoomTestSupport
+import XCTest
+
+/// Facts the prose states once and the code defines: each is checked against the code, so
+/// a drift fails here (issue "A house one can read").
+final class DocumentationTests: XCTestCase {
+    private func text(_ path: String) throws -> String {
+        try String(contentsOfFile: Artifacts.root + "/" + path, encoding: .utf8)
+    }
+
+    /// The section of `document` from the heading starting with `heading` to the next
+    /// heading of the same level.
+    private func section(_ document: String, _ heading: String) throws -> String {
+        let start = try XCTUnwrap(document.range(of: "\n" + heading), "no section \(heading)")
+        let level = heading.prefix { $0 == "#" }
+        let rest = document[start.upperBound...]
+        let end = rest.range(of: "\n" + level + " ")?.lowerBound ?? rest.endIndex
+        return String(rest[..<end])
+    }
+
+    /// docs/DESIGN.md §2 names every target of Package.swift.
+    func testTheComponentsSectionNamesEveryTarget() throws {
+        let package = try text("Package.swift")
+        // Every `.target(`, `.executableTarget(` and `.systemLibrary(` (not the test targets).
+        let declared = Set(["target", "executableTarget", "systemLibrary"].flatMap { kind in
+            package.components(separatedBy: ".\(kind)(name: \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+        })
+        XCTAssertGreaterThanOrEqual(declared.count, 20, "targets not found: \(declared.sorted())")
+        let components = try section(try text("docs/DESIGN.md"), "## 2. Components")
+        let missing = declared.filter { !components.contains($0) }
+        XCTAssertEqual(missing.sorted(), [], "targets docs/DESIGN.md §2 does not name")
+    }
+
+    /// docs/SECURITY.md's sections are numbered in order.
+    func testSecuritySectionsAreInOrder() throws {
+        let numbers = try text("docs/SECURITY.md").split(separator: "\n").filter { $0.hasPrefix("## ") || $0.hasPrefix("### ") }
+            .map { line in line.split(separator: " ")[1].split(separator: ".").compactMap { Int($0) } }
+        XCTAssertGreaterThan(numbers.count, 10)
+        XCTAssertEqual(numbers, numbers.sorted { $0.lexicographicallyPrecedes($1) }, "\(numbers)")
+    }
+
+    /// The module's NEEDED libraries live in scripts/build only (which checks them); the
+    /// design cites that list instead of repeating it in full.
+    func testTheNeededLibrariesAreScriptsBuilds() throws {
+        let build = try text("scripts/build")
+        let list = try XCTUnwrap(build.components(separatedBy: "module_needed=\"").dropFirst().first?.prefix { $0 != "\"" })
+        let libraries = list.split(whereSeparator: { $0 == " " || $0 == "\\" || $0 == "\n" }).map(String.init)
+        XCTAssertTrue(libraries.contains("libtss2-esys.so.0") && libraries.contains("libpam.so.0"), "\(libraries)")
+        XCTAssertTrue(try text("docs/DESIGN.md").contains("the list in scripts/build (`module_needed`)"))
+    }
+}
