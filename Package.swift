@@ -32,102 +32,134 @@ let package = Package(
         .library(name: "SecureRoomVault", targets: ["SecureRoomVault"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2")
     ],
     targets: [
         // libargon2 (Debian: libargon2-dev).
-        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2",
-                       providers: [.apt(["libargon2-dev"])]),
+        .systemLibrary(
+            name: "CArgon2", pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]),
         // One-line C wrappers for syscalls Swift cannot call directly (variadic, macros).
         .target(name: "CSecureRoomSystem"),
         // The only code that speaks C to libpam: pam_sm_* entry points and variadic wrappers.
-        .target(name: "CSecureRoomPAM",
-                linkerSettings: [.linkedLibrary("pam")]),
+        .target(
+            name: "CSecureRoomPAM",
+            linkerSettings: [.linkedLibrary("pam")]),
         // libkeyutils (Debian: libkeyutils-dev): the kernel keyring holds unlocked vault keys.
-        .systemLibrary(name: "CKeyutils", pkgConfig: "libkeyutils",
-                       providers: [.apt(["libkeyutils-dev"])]),
+        .systemLibrary(
+            name: "CKeyutils", pkgConfig: "libkeyutils",
+            providers: [.apt(["libkeyutils-dev"])]),
         // HMAC, HKDF and ChaCha20-Poly1305 from the system's OpenSSL 3 libcrypto (Debian:
         // libssl-dev), which sshd and sudo already load: no embedded crypto library.
-        .target(name: "CSecureRoomCrypto",
-                linkerSettings: [.linkedLibrary("crypto")]),
+        .target(
+            name: "CSecureRoomCrypto",
+            linkerSettings: [.linkedLibrary("crypto")]),
         // tpm2-tss ESAPI (Debian: libtss2-dev: esys, mu, rc, tctildr); headers and links only.
-        .systemLibrary(name: "CTSS2", pkgConfig: "tss2-esys",
-                       providers: [.apt(["libtss2-dev"])]),
+        .systemLibrary(
+            name: "CTSS2", pkgConfig: "tss2-esys",
+            providers: [.apt(["libtss2-dev"])]),
         // The TPM 2.0 operations a bound PIN needs, in Swift over ESAPI (docs/DESIGN.md §11).
         .target(name: "SecureRoomTPM", dependencies: ["CTSS2"], swiftSettings: withoutRegex),
-        .target(name: "SecureRoomCore",
-                dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "SecureRoomTPM"],
-                swiftSettings: withoutRegex),
-        .target(name: "PAMSecureRoom",
-                dependencies: ["SecureRoomCore", "CSecureRoomPAM"],
-                swiftSettings: withoutRegex),
-        .target(name: "SecureRoomToolSupport",
-                dependencies: ["SecureRoomCore", "CSecureRoomSystem"],
-                swiftSettings: withoutRegex),
+        .target(
+            name: "SecureRoomCore",
+            dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "SecureRoomTPM"],
+            swiftSettings: withoutRegex),
+        .target(
+            name: "PAMSecureRoom",
+            dependencies: ["SecureRoomCore", "CSecureRoomPAM"],
+            swiftSettings: withoutRegex),
+        .target(
+            name: "SecureRoomToolSupport",
+            dependencies: ["SecureRoomCore", "CSecureRoomSystem"],
+            swiftSettings: withoutRegex),
         // What the two command-line tools share on top of it: exit statuses, error
         // reports, JSON output (ArgumentParser, FoundationEssentials; never the helper).
-        .target(name: "SecureRoomCommandSupport",
-                dependencies: ["SecureRoomToolSupport",
-                               .product(name: "ArgumentParser", package: "swift-argument-parser")]),
-        .executableTarget(name: "SecureRoomAdmin",
-                          dependencies: [
-                              "SecureRoomCore", "SecureRoomToolSupport", "SecureRoomCommandSupport", "SecureRoomTPM",
-                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                          ]),
+        .target(
+            name: "SecureRoomCommandSupport",
+            dependencies: [
+                "SecureRoomToolSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "SecureRoomAdmin",
+            dependencies: [
+                "SecureRoomCore", "SecureRoomToolSupport", "SecureRoomCommandSupport", "SecureRoomTPM",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Runs before the Swift runtime in the setuid helper: environment, descriptors.
         .target(name: "CSecureRoomHelperStartup"),
-        .executableTarget(name: "SecureRoomHelper",
-                          dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup", "CPAMClient"],
-                          swiftSettings: withoutRegex),
+        .executableTarget(
+            name: "SecureRoomHelper",
+            dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup", "CPAMClient"],
+            swiftSettings: withoutRegex),
         // libsqlite3 (Debian: libsqlite3-dev), the vault's storage.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
-                       providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
         // The vault store, on SQLite's C API. Only the vault tool links it; the module
         // never does (docs/DESIGN.md §2).
-        .target(name: "SecureRoomVault",
-                dependencies: ["SecureRoomCore", "CSQLite"]),
+        .target(
+            name: "SecureRoomVault",
+            dependencies: ["SecureRoomCore", "CSQLite"]),
         // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on.
-        .systemLibrary(name: "CSDBus", pkgConfig: "libsystemd",
-                       providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
+            name: "CSDBus", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
         // The Secret Service's transfer algorithm (DH group 2, AES-128-CBC) from libcrypto.
-        .target(name: "CSecureRoomTransferCrypto",
-                linkerSettings: [.linkedLibrary("crypto")]),
+        .target(
+            name: "CSecureRoomTransferCrypto",
+            linkerSettings: [.linkedLibrary("crypto")]),
         // The Secret Service provider over the vault (docs/DESIGN.md §14): `secureroom-vault serve`.
-        .target(name: "SecureRoomSecretService",
-                dependencies: ["SecureRoomCore", "SecureRoomVault", "CSDBus", "CSecureRoomTransferCrypto", "CSecureRoomCrypto",
-                               "CSecureRoomSystem"]),
+        .target(
+            name: "SecureRoomSecretService",
+            dependencies: [
+                "SecureRoomCore", "SecureRoomVault", "CSDBus", "CSecureRoomTransferCrypto", "CSecureRoomCrypto",
+                "CSecureRoomSystem",
+            ]),
         // libpam as an application (`secureroom-vault unlock`).
         .systemLibrary(name: "CPAMClient"),
-        .executableTarget(name: "SecureRoomVaultTool",
-                          dependencies: [
-                              "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "SecureRoomCommandSupport",
-                              "SecureRoomSecretService", "CPAMClient", "CSecureRoomSystem",
-                              .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                          ]),
+        .executableTarget(
+            name: "SecureRoomVaultTool",
+            dependencies: [
+                "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "SecureRoomCommandSupport",
+                "SecureRoomSecretService", "CPAMClient", "CSecureRoomSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Test driver: runs one PAM transaction from a private config directory
         // (pam_start_confdir) and reports every conversation message and return code.
-        .executableTarget(name: "PAMDriver",
-                          linkerSettings: [.linkedLibrary("pam")]),
+        .executableTarget(
+            name: "PAMDriver",
+            linkerSettings: [.linkedLibrary("pam")]),
         // Shared by the test targets: subprocesses, temporary state, built artifacts.
         // Test code runs subprocesses from Dispatch; Swift 5 mode keeps it plain.
-        .target(name: "SecureRoomTestSupport", path: "Tests/SecureRoomTestSupport",
-                swiftSettings: testSettings),
-        .testTarget(name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore"],
-                    swiftSettings: testSettings),
-        .testTarget(name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],
-                    exclude: ["Fixtures"], swiftSettings: testSettings),
-        .testTarget(name: "AdminToolTests", dependencies: ["SecureRoomTestSupport", "SecureRoomAdmin", "SecureRoomCore"],
-                    swiftSettings: testSettings),
-        .testTarget(name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
-                    swiftSettings: testSettings),
-        .testTarget(name: "TPMTests", dependencies: ["SecureRoomTPM", "SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
-                    swiftSettings: testSettings),
-        .testTarget(name: "SecretServiceTests",
-                    dependencies: ["SecureRoomSecretService", "SecureRoomVault", "SecureRoomCore", "CSecureRoomTransferCrypto",
-                                   "CSecureRoomCrypto"],
-                    swiftSettings: testSettings),
-        .testTarget(name: "SecureRoomVaultTests",
-                    dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport"],
-                    swiftSettings: testSettings),
+        .target(
+            name: "SecureRoomTestSupport", path: "Tests/SecureRoomTestSupport",
+            swiftSettings: testSettings),
+        .testTarget(
+            name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore"],
+            swiftSettings: testSettings),
+        .testTarget(
+            name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],
+            exclude: ["Fixtures"], swiftSettings: testSettings),
+        .testTarget(
+            name: "AdminToolTests", dependencies: ["SecureRoomTestSupport", "SecureRoomAdmin", "SecureRoomCore"],
+            swiftSettings: testSettings),
+        .testTarget(
+            name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
+            swiftSettings: testSettings),
+        .testTarget(
+            name: "TPMTests", dependencies: ["SecureRoomTPM", "SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
+            swiftSettings: testSettings),
+        .testTarget(
+            name: "SecretServiceTests",
+            dependencies: [
+                "SecureRoomSecretService", "SecureRoomVault", "SecureRoomCore", "CSecureRoomTransferCrypto",
+                "CSecureRoomCrypto",
+            ],
+            swiftSettings: testSettings),
+        .testTarget(
+            name: "SecureRoomVaultTests",
+            dependencies: ["SecureRoomVault", "SecureRoomCore", "SecureRoomTestSupport"],
+            swiftSettings: testSettings),
     ]
 )

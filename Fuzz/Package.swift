@@ -31,17 +31,19 @@ let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v5), .unsafeFlags(["-pa
 let package = Package(
     name: "SecureRoomFuzz",
     dependencies: [
-        .package(name: "SecureRoom", path: ".."),
+        .package(name: "SecureRoom", path: "..")
     ],
     targets: [
         // Input splitting, test-vector constants and the check that traps on a violated property.
-        .target(name: "FuzzSupport", dependencies: [.product(name: "SecureRoomCore", package: "SecureRoom")],
-                swiftSettings: [.swiftLanguageMode(.v5)]),
-    ] + fuzzers.map { fuzzer in
-        .executableTarget(
-            name: fuzzer.name,
-            dependencies: ["FuzzSupport", .product(name: "SecureRoomCore", package: "SecureRoom")]
-                + (fuzzer.vault ? [.product(name: "SecureRoomVault", package: "SecureRoom")] : []),
-            swiftSettings: swiftSettings)
-    }
+        .target(
+            name: "FuzzSupport", dependencies: [.product(name: "SecureRoomCore", package: "SecureRoom")],
+            swiftSettings: [.swiftLanguageMode(.v5)])
+    ]
+        + fuzzers.map { fuzzer in
+            .executableTarget(
+                name: fuzzer.name,
+                dependencies: ["FuzzSupport", .product(name: "SecureRoomCore", package: "SecureRoom")]
+                    + (fuzzer.vault ? [.product(name: "SecureRoomVault", package: "SecureRoom")] : []),
+                swiftSettings: swiftSettings)
+        }
 )

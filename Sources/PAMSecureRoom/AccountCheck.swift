@@ -21,10 +21,11 @@ struct AccountCheck {
     func run() throws -> Int32 {
         if call.pam.hasFlag(.pinExpired) { return try replaceExpiredPIN() }
         guard !call.configuration.onlyExpired, LocalPINAuthority.isAvailable,
-              !call.ignoresRemoteTransaction() else { return PAM_IGNORE }
+            !call.ignoresRemoteTransaction()
+        else { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid),
-              let status = try PINVerifier(store: call.store).status(of: user)
+            let status = try PINVerifier(store: call.store).status(of: user)
         else { return PAM_IGNORE }
         return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES
     }
@@ -43,16 +44,23 @@ extension AccountCheck {
         }
         let vaultKey = call.pam.peekVaultKey(for: user)
         guard credential.vaultKey == nil || vaultKey != nil else {
-            throw ModuleResult(code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: its vault key was not unlocked in this transaction")
+            throw ModuleResult(
+                code: PAM_PERM_DENIED,
+                log: "expired PIN of \(user) not changed: its vault key was not unlocked in this transaction")
         }
         call.tell("Your PIN has expired and must be changed now.")
         let check = call.pam.kept(.expiredPINCheck, for: user)
-        guard let new = try NewPINEntry(call: call).read(tries: 3, refusing: { candidate in
-            guard let check, ExpiredPINCheck.matches(candidate, check) else { return nil }
-            return "it is the PIN you were given; choose your own"
-        }) else {
-            throw ModuleResult(code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
-                               priority: LOG_NOTICE)
+        guard
+            let new = try NewPINEntry(call: call).read(
+                tries: 3,
+                refusing: { candidate in
+                    guard let check, ExpiredPINCheck.matches(candidate, check) else { return nil }
+                    return "it is the PIN you were given; choose your own"
+                })
+        else {
+            throw ModuleResult(
+                code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
+                priority: LOG_NOTICE)
         }
         try Enrollment(store: call.store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
         call.pam.clearFlag(.pinExpired)

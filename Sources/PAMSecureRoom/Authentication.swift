@@ -51,7 +51,8 @@ struct Authentication {
             }
         } catch SecureRoomError.accountUnavailable(_, let reason) {
             call.tell("Your account is closed (\(reason)); the PIN cannot be used.")
-            throw ModuleResult(code: PAM_AUTH_ERR, log: "refused \(user): \(reason)\(call.originFields)", priority: LOG_NOTICE)
+            throw ModuleResult(
+                code: PAM_AUTH_ERR, log: "refused \(user): \(reason)\(call.originFields)", priority: LOG_NOTICE)
         } catch SecureRoomError.tpm(let problem) {
             call.tell(Messages.tpm(problem))
             throw SecureRoomError.tpm(problem)
@@ -70,7 +71,9 @@ struct Authentication {
             call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)")
             call.pam.setFlag(.pinAccepted)
             if success.failures.count > 0 {
-                call.tell(Messages.failuresSinceLastLogin(success.failures.count, kept: success.failures.unforgiven, user: user))
+                call.tell(
+                    Messages.failuresSinceLastLogin(
+                        success.failures.count, kept: success.failures.unforgiven, user: user))
             }
             if let erasure = success.vaultErased {
                 call.tell(Messages.vaultErased(erasure, user: user))
@@ -108,7 +111,7 @@ struct Authentication {
             return
         }
         guard LocalPINAuthority.isAvailable, let uid, !call.isExempt(uid),
-              let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
+            let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
         else { return }
         try Enrollment(store: call.store).resetLockout(for: user)
         call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
@@ -123,7 +126,11 @@ struct Authentication {
     /// argon2 run and a first failure's message.
     private func withoutPIN(_ user: UserName, known: Bool, prompted: Bool) throws -> Int32 {
         guard call.configuration.noPIN == .fail else {
-            call.pam.log(LOG_INFO, "PIN not used for \(user): no PIN\(known ? "" : " (unknown account)") (nopin=ignore)\(call.originFields)")
+            call.pam.log(
+                LOG_INFO,
+                "PIN not used for \(user): no PIN\(known ? "" : " (unknown account)") "
+                    + "(nopin=ignore)\(call.originFields)"
+            )
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
         let verifier = PINVerifier(store: call.store)
@@ -148,8 +155,10 @@ struct Authentication {
             }
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
-        call.pam.log(LOG_NOTICE, "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)"
-                     + call.originFields)
+        call.pam.log(
+            LOG_NOTICE,
+            "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)"
+                + call.originFields)
         if case .locked = outcome { return PAM_MAXTRIES }
         return PAM_AUTH_ERR
     }
@@ -164,7 +173,8 @@ struct Authentication {
                 // The earlier module's token is not a PIN: ask for one.
             }
             if configuration.useFirstPass {
-                throw ModuleResult(code: PAM_AUTH_ERR, log: "use_first_pass: no PIN from an earlier module", priority: LOG_NOTICE)
+                throw ModuleResult(
+                    code: PAM_AUTH_ERR, log: "use_first_pass: no PIN from an earlier module", priority: LOG_NOTICE)
             }
         }
         return try call.promptPIN("PIN: ")

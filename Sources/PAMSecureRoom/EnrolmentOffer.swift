@@ -18,14 +18,19 @@ struct EnrolmentOffer {
     func run() {
         do { try offer() } catch {
             let result = ModuleResult(for: error, user: call.currentUser)
-            call.pam.log(LOG_ERR, "PIN enrolment of \(call.currentUser.map(UserName.quoted) ?? "?") failed: \(result.log ?? "\(error)")")
-            call.tell("No PIN was created: the system could not store it. You can try again later with 'secureroom enrol'.")
+            call.pam.log(
+                LOG_ERR,
+                "PIN enrolment of \(call.currentUser.map(UserName.quoted) ?? "?") failed: \(result.log ?? "\(error)")")
+            call.tell(
+                "No PIN was created: the system could not store it. You can try again later with 'secureroom enrol'.")
         }
     }
 
     private func offer() throws {
         let configuration = call.configuration
-        guard LocalPINAuthority.isAvailable else { return call.debug("enrolment needs root (the state is root's); not offered") }
+        guard LocalPINAuthority.isAvailable else {
+            return call.debug("enrolment needs root (the state is root's); not offered")
+        }
         if call.ignoresRemoteTransaction() { return }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return }
@@ -35,15 +40,20 @@ struct EnrolmentOffer {
         }
         let now = SystemClock().now().wallSeconds
         if configuration.enrol == .offer, let declined = try call.store.offer(for: user),
-           !declined.allowsOffer(at: now, snooze: configuration.enrolSnooze) {
-            return call.debug("\(user) declined a PIN at \(declined.declined); not asked again before enrol_snooze has passed")
+            !declined.allowsOffer(at: now, snooze: configuration.enrolSnooze)
+        {
+            return call.debug(
+                "\(user) declined a PIN at \(declined.declined); not asked again before enrol_snooze has passed")
         }
         guard !call.isSilent else { return call.debug("silent: a PIN cannot be offered to \(user)") }
         let service = call.pam.item(PAM_SERVICE).map(UserName.quoted) ?? "?"
-        guard let answer = call.pam.ask("Create a \(configuration.format.digits)-digit PIN for this computer? [y/N] ") else {
-            return call.pam.log(LOG_INFO, "PIN enrolment not offered to \(user) (service \(service)): the application cannot ask")
+        guard let answer = call.pam.ask("Create a \(configuration.format.digits)-digit PIN for this computer? [y/N] ")
+        else {
+            return call.pam.log(
+                LOG_INFO, "PIN enrolment not offered to \(user) (service \(service)): the application cannot ask")
         }
-        call.pam.log(LOG_INFO, "PIN enrolment offered to \(user) (service \(service), enrol=\(configuration.enrol.rawValue))")
+        call.pam.log(
+            LOG_INFO, "PIN enrolment offered to \(user) (service \(service), enrol=\(configuration.enrol.rawValue))")
         guard ["y", "yes"].contains(Substring(answer).trimmingSpaces().lowercased()) else {
             if configuration.enrol == .offer { try Enrollment(store: call.store).declineOffer(for: user) }
             call.pam.log(LOG_INFO, "PIN enrolment declined by \(user)")
@@ -56,7 +66,11 @@ struct EnrolmentOffer {
             return
         }
         let vault = try Enrollment(store: call.store).enrol(pin, for: user, vault: configuration.enrolVault)
-        call.pam.log(LOG_NOTICE, "PIN created by \(user) at login (service \(service)\(vault != nil ? "; vault key and recovery key made" : ""))")
+        call.pam.log(
+            LOG_NOTICE,
+            "PIN created by \(user) at login (service "
+                + "\(service)\(vault != nil ? "; vault key and recovery key made" : ""))"
+        )
         call.inform("PIN created. Next time you can log in with it.")
         if let vault {
             call.pam.info(Messages.recoveryKeyShownOnce(vault.recoveryKey, user: user))

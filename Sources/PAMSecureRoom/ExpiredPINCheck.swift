@@ -10,7 +10,7 @@ enum ExpiredPINCheck {
 
     /// salt ‖ HKDF(pin, salt).
     static func make(_ pin: SecretBytes) throws -> SecretBytes {
-        let salt = try SecretBytes.random(count: saltLength).withUnsafeBytes { Array($0) }   // not secret
+        let salt = try SecretBytes.random(count: saltLength).withUnsafeBytes { Array($0) }  // not secret
         let derived = SealedKeys.derive(pin, salt: salt, info: info)
         let check = SecretBytes(count: saltLength + SealedKeys.keyLength)
         check.withUnsafeMutableBytes { out in
@@ -25,6 +25,8 @@ enum ExpiredPINCheck {
         guard check.count == saltLength + SealedKeys.keyLength else { return false }
         let salt = check.withUnsafeBytes { Array($0.prefix(saltLength)) }
         let derived = SealedKeys.derive(pin, salt: salt, info: info)
-        return check.withUnsafeBytes { derived.constantTimeEquals(UnsafeRawBufferPointer(rebasing: $0.dropFirst(saltLength))) }
+        return check.withUnsafeBytes {
+            derived.constantTimeEquals(UnsafeRawBufferPointer(rebasing: $0.dropFirst(saltLength)))
+        }
     }
 }

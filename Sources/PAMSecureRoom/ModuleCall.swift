@@ -16,9 +16,11 @@ struct ModuleCall {
 
     /// Parses the options and runs `body`, mapping every error in one place.
     /// Never traps: the host is sudo, sshd or login.
-    static func run(_ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
-                    _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
-                    _ body: (ModuleCall) throws -> Int32) -> Int32 {
+    static func run(
+        _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
+        _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+        _ body: (ModuleCall) throws -> Int32
+    ) -> Int32 {
         guard let handle else { return PAM_SYSTEM_ERR }
         let pam = PAMHandle(raw: handle)
         var arguments: [String] = []
@@ -38,11 +40,14 @@ struct ModuleCall {
             // In the self-service enrolment the helper runs, the password is the proof:
             // a PIN never stands in for it, and no PIN is offered there.
             if pam.item(PAM_SERVICE) == HelperProtocol.enrolService {
-                if configuration.debug { pam.log(LOG_DEBUG, "service \(HelperProtocol.enrolService): the PIN is not a proof here; ignoring") }
+                if configuration.debug {
+                    pam.log(LOG_DEBUG, "service \(HelperProtocol.enrolService): the PIN is not a proof here; ignoring")
+                }
                 return PAM_IGNORE
             }
-            let made = ModuleCall(pam: pam, flags: flags, configuration: configuration,
-                                  store: StateStore(configuration: configuration))
+            let made = ModuleCall(
+                pam: pam, flags: flags, configuration: configuration,
+                store: StateStore(configuration: configuration))
             call = made
             return try body(made)
         } catch {
@@ -64,7 +69,9 @@ struct ModuleCall {
     private static func warnAboutOptionsTheHelperIgnores(_ arguments: [String], pam: PAMHandle) {
         let ignored = arguments.map { $0.prefix { $0 != "=" } }.filter { !perCallOptions.contains($0) }
         guard !ignored.isEmpty else { return }
-        pam.log(LOG_WARNING, "running without root: secureroom-helper reads \(Configuration.defaultConfigPath) "
+        pam.log(
+            LOG_WARNING,
+            "running without root: secureroom-helper reads \(Configuration.defaultConfigPath) "
                 + "and ignores the module arguments \(ignored.joined(separator: ", "))")
     }
 
@@ -100,7 +107,9 @@ struct ModuleCall {
     /// business: true (and a log line) if the caller should return PAM_IGNORE at once.
     func ignoresRemoteTransaction() -> Bool {
         guard configuration.remote == .deny, let origin = remoteOrigin else { return false }
-        pam.log(LOG_INFO, "PIN not used for \(currentUser.map(UserName.quoted) ?? "?"): \(origin) is remote "
+        pam.log(
+            LOG_INFO,
+            "PIN not used for \(currentUser.map(UserName.quoted) ?? "?"): \(origin) is remote "
                 + "(remote=deny)\(originFields)")
         return true
     }
@@ -111,11 +120,15 @@ struct ModuleCall {
     var originFields: String {
         func field(_ name: String, _ item: Int32) -> String {
             let value = pam.item(item).map { text in
-                String(text.unicodeScalars.prefix(128).map { $0.isASCII && $0.value > 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+                String(
+                    text.unicodeScalars.prefix(128).map {
+                        $0.isASCII && $0.value > 0x20 && $0.value < 0x7f ? Character($0) : "?"
+                    })
             }
             return " \(name)=\(value.flatMap { $0.isEmpty ? nil : $0 } ?? "-")"
         }
-        return ";" + field("service", PAM_SERVICE) + field("tty", PAM_TTY) + field("rhost", PAM_RHOST) + field("ruser", PAM_RUSER)
+        return ";" + field("service", PAM_SERVICE) + field("tty", PAM_TTY) + field("rhost", PAM_RHOST)
+            + field("ruser", PAM_RUSER)
     }
 
     /// Whether messages to the user are suppressed (`silent` or PAM_SILENT).

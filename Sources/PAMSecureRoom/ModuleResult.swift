@@ -38,12 +38,13 @@ struct ModuleResult: Error {
             self = result
         case let failure as SecureRoomError:
             switch failure {
-            case .insecure, .stateMissing, .corruptRecord, .system, .kdfFailure, .alreadyInitialized, .helperFailed, .busy:
+            case .insecure, .stateMissing, .corruptRecord, .system, .kdfFailure, .alreadyInitialized, .helperFailed,
+                .busy:
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")
             case .invalidUserName:
                 self.init(code: PAM_USER_UNKNOWN, log: "\(failure)", priority: LOG_NOTICE)
             case .invalidConfiguration, .invalidRecoveryKey, .wrongRecoveryKey, .vaultWouldBeLost, .vaultKeyExists,
-                 .passwordNotAccepted:
+                .passwordNotAccepted:
                 // The vault set-up, recovery and self-enrolment errors belong to the tools;
                 // no module path raises them.
                 self.init(code: PAM_SERVICE_ERR, log: "\(failure)")

@@ -38,7 +38,9 @@ struct NewPINEntry {
     /// Up to `tries` tries; nil if none gave an acceptable PIN typed twice alike.
     func read(tries: Int, refusing: (SecretBytes) -> String? = { _ in nil }) throws -> SecretBytes? {
         for _ in 0..<tries {
-            do { return try readOnce(refusing: refusing) } catch SecureRoomError.pinRejected, SecureRoomError.malformedPIN, is Mismatch {
+            do { return try readOnce(refusing: refusing) } catch SecureRoomError.pinRejected, SecureRoomError
+                .malformedPIN, is Mismatch
+            {
                 continue
             }
         }

@@ -12,8 +12,9 @@ struct PAMHandle {
         var name: UnsafePointer<CChar>?
         let code = sr_pam_get_user(raw, &name)
         guard code == PAM_SUCCESS, let name else {
-            throw ModuleResult(code: code == PAM_SUCCESS ? PAM_USER_UNKNOWN : code,
-                               log: "cannot determine the user name: \(code == PAM_SUCCESS ? "no name" : describe(code))")
+            throw ModuleResult(
+                code: code == PAM_SUCCESS ? PAM_USER_UNKNOWN : code,
+                log: "cannot determine the user name: \(code == PAM_SUCCESS ? "no name" : describe(code))")
         }
         return String(cString: name)
     }
@@ -24,8 +25,12 @@ struct PAMHandle {
         var response: UnsafeMutablePointer<CChar>?
         let code = sr_pam_prompt_secret(raw, prompt, &response)
         defer { sr_pam_drop_response(response) }
-        guard code == PAM_SUCCESS else { throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed: \(describe(code))") }
-        guard let response else { throw ModuleResult(code: PAM_CONV_ERR, log: "conversation returned no answer to the prompt") }
+        guard code == PAM_SUCCESS else {
+            throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed: \(describe(code))")
+        }
+        guard let response else {
+            throw ModuleResult(code: PAM_CONV_ERR, log: "conversation returned no answer to the prompt")
+        }
         return try format.pin(fromCString: UnsafePointer(response))
     }
 
@@ -83,8 +88,12 @@ struct PAMHandle {
 
     /// Keeps a copy of `secret`, belonging to `user`, with the handle under `stash`.
     func keep(_ secret: SecretBytes, as stash: Stash, for user: UserName) throws {
-        let code = secret.withUnsafeBytes { sr_pam_stash(raw, stash.rawValue, user.rawValue, $0.bindMemory(to: UInt8.self).baseAddress, $0.count) }
-        guard code == PAM_SUCCESS else { throw ModuleResult(code: code, log: "cannot keep \(stash) (pam_set_data: \(code))") }
+        let code = secret.withUnsafeBytes {
+            sr_pam_stash(raw, stash.rawValue, user.rawValue, $0.bindMemory(to: UInt8.self).baseAddress, $0.count)
+        }
+        guard code == PAM_SUCCESS else {
+            throw ModuleResult(code: code, log: "cannot keep \(stash) (pam_set_data: \(code))")
+        }
     }
 
     /// A copy of what is kept under `stash` for `user`, left in place; nil if there is
@@ -109,7 +118,9 @@ struct PAMHandle {
     }
 
     /// A copy of the stashed vault key, left in place; nil as for `takeVaultKey`.
-    func peekVaultKey(for user: UserName) -> SecretBytes? { kept(.vaultKey, for: user).flatMap { $0.count == VaultKey.length ? $0 : nil } }
+    func peekVaultKey(for user: UserName) -> SecretBytes? {
+        kept(.vaultKey, for: user).flatMap { $0.count == VaultKey.length ? $0 : nil }
+    }
 
     /// Wipes and forgets any stashed vault key.
     func dropVaultKey() { drop(.vaultKey) }

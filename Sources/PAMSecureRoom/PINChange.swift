@@ -24,7 +24,8 @@ struct PINChange {
                 try entry.readOnce { PINPolicy.refusal(replacing: current, with: $0) }
             }
         } catch SecureRoomError.pinRejected(let reason) {
-            throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PIN for \(user) rejected: \(reason)", priority: LOG_NOTICE)
+            throw ModuleResult(
+                code: PAM_AUTHTOK_ERR, log: "new PIN for \(user) rejected: \(reason)", priority: LOG_NOTICE)
         } catch is NewPINEntry.Mismatch {
             throw ModuleResult(code: PAM_AUTHTOK_ERR, log: "new PINs for \(user) did not match", priority: LOG_NOTICE)
         }

@@ -39,7 +39,9 @@ struct VaultSession {
             let sessions = try SessionCounter(path: call.configuration.sessionDirectory).open(for: user, by: try host())
             call.debug("session \(sessions) opened for \(user)")
             if !unlocked, credential.vaultKey != nil, try keyring(of: user)?.load() == nil {
-                if !call.isSilent { call.pam.info("Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it.") }
+                if !call.isSilent {
+                    call.pam.info("Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it.")
+                }
             }
             return PAM_SUCCESS
         } catch {
@@ -70,7 +72,7 @@ struct VaultSession {
     func forgetEndedSessions(of user: UserName) throws {
         let sessions = try SessionCounter(path: call.configuration.sessionDirectory).prune(for: user)
         guard sessions.forgotten > 0, sessions.live == 0,
-              let keyring = keyring(of: user), try keyring.isSessionBound(), try keyring.remove()
+            let keyring = keyring(of: user), try keyring.isSessionBound(), try keyring.remove()
         else { return }
         call.pam.log(LOG_INFO, "vault locked for \(user) (its last session ended without closing)")
     }
@@ -92,7 +94,8 @@ struct VaultSession {
         guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(of: user) else { return false }
         let timeout = call.configuration.vaultTimeout
-        let sessionBound = LocalPINAuthority.isAvailable
+        let sessionBound =
+            LocalPINAuthority.isAvailable
             || SessionCounter(path: call.configuration.sessionDirectory).hasLiveSessions(of: user)
         try keyring.store(vaultKey, timeout: timeout, sessionBound: sessionBound)
         call.pam.log(LOG_INFO, "vault unlocked for \(user) (\(DurationText.spoken(timeout)))")

@@ -10,16 +10,16 @@ struct ChangeCommand: ParsableCommand {
         commandName: "change",
         abstract: "Change a PIN: the current PIN, then the new one twice.",
         discussion: """
-        The current PIN is checked exactly as at login: a wrong one counts toward the \
-        lockout, and a locked PIN cannot be changed. USER defaults to the invoking user. \
-        With --stdin, two lines are read: current PIN, new PIN (no confirmation).
+            The current PIN is checked exactly as at login: a wrong one counts toward the \
+            lockout, and a locked PIN cannot be changed. USER defaults to the invoking user. \
+            With --stdin, two lines are read: current PIN, new PIN (no confirmation).
 
-        Any user may change their own PIN: without root, the check and the change are \
-        made by the setuid secureroom-helper (helper= in the config file, default \
-        \(HelperProtocol.defaultPath)), which applies the policy in \
-        \(Configuration.defaultConfigPath) and ignores --dir and --config. Only root \
-        may name another user or use --allow-weak.
-        """)
+            Any user may change their own PIN: without root, the check and the change are \
+            made by the setuid secureroom-helper (helper= in the config file, default \
+            \(HelperProtocol.defaultPath)), which applies the policy in \
+            \(Configuration.defaultConfigPath) and ignores --dir and --config. Only root \
+            may name another user or use --allow-weak.
+            """)
 
     @Argument(help: "The account (default: the invoking user).")
     var user: String?
@@ -44,11 +44,16 @@ struct ChangeCommand: ParsableCommand {
             }
             let store = try state.store()
             let configuration = store.configuration
-            let outcome = try pinAuthority(for: store).change(user, current: {
-                try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
-            }, new: { current in
-                try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak) { PINPolicy.refusal(replacing: current, with: $0) }
-            })
+            let outcome = try pinAuthority(for: store).change(
+                user,
+                current: {
+                    try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
+                },
+                new: { current in
+                    try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak) {
+                        PINPolicy.refusal(replacing: current, with: $0)
+                    }
+                })
             // Without root the helper logs; as root this process does.
             if asRoot { SystemLog.open(identity: "secureroom") }
             switch outcome {
@@ -69,7 +74,9 @@ struct ChangeCommand: ParsableCommand {
     }
 
     private func invokingUser() throws -> String {
-        guard let name = UserName.accountName(of: getuid()) else { throw SecureRoomError.invalidUserName("uid \(getuid())") }
+        guard let name = UserName.accountName(of: getuid()) else {
+            throw SecureRoomError.invalidUserName("uid \(getuid())")
+        }
         return name
     }
 

@@ -11,25 +11,25 @@ struct EnrolCommand: ParsableCommand {
         commandName: "enrol",
         abstract: "Create your own PIN, after proving your password (run as yourself, not root).",
         discussion: """
-        Your password is checked first, by secureroom-helper through the PAM service \
-        \(HelperProtocol.enrolService) (/etc/pam.d/\(HelperProtocol.enrolService)): \
-        whatever your system's password stack asks is asked here, and a wrong password \
-        counts as a failed login there (pam_faillock, if configured), not as a wrong PIN. \
-        A PIN never proves anything here. Then the new PIN is typed twice and checked \
-        against the policy (digits=, blocklist=).
+            Your password is checked first, by secureroom-helper through the PAM service \
+            \(HelperProtocol.enrolService) (/etc/pam.d/\(HelperProtocol.enrolService)): \
+            whatever your system's password stack asks is asked here, and a wrong password \
+            counts as a failed login there (pam_faillock, if configured), not as a wrong PIN. \
+            A PIN never proves anything here. Then the new PIN is typed twice and checked \
+            against the policy (digits=, blocklist=).
 
-        --replace is for a forgotten PIN: the password replaces it. A vault the old PIN \
-        opened does not open with the new one until your recovery key restores it (an \
-        administrator runs 'secureroom set USER --recovery-key').
+            --replace is for a forgotten PIN: the password replaces it. A vault the old PIN \
+            opened does not open with the new one until your recovery key restores it (an \
+            administrator runs 'secureroom set USER --recovery-key').
 
-        With enrol_vault in \(Configuration.defaultConfigPath) a first PIN also gets a \
-        vault key and a recovery key, printed once; enrol_group= limits who may enrol. \
-        With --stdin the answers come from standard input, one line each: the password \
-        (and anything else the PAM stack asks), then the new PIN once.
+            With enrol_vault in \(Configuration.defaultConfigPath) a first PIN also gets a \
+            vault key and a recovery key, printed once; enrol_group= limits who may enrol. \
+            With --stdin the answers come from standard input, one line each: the password \
+            (and anything else the PAM stack asks), then the new PIN once.
 
-        Users who have a PIN change it with 'secureroom change'. Root gives PINs with \
-        'secureroom set USER'.
-        """)
+            Users who have a PIN change it with 'secureroom change'. Root gives PINs with \
+            'secureroom set USER'.
+            """)
 
     @Flag(help: "Replace your PIN (forgotten) instead of creating a first one.")
     var replace = false
@@ -43,26 +43,34 @@ struct EnrolCommand: ParsableCommand {
                 printError("root gives PINs with 'secureroom set USER'; run enrol as the user who wants a PIN")
                 throw ExitStatus.failure
             }
-            guard let name = UserName.accountName(of: getuid()) else { throw SecureRoomError.invalidUserName("uid \(getuid())") }
+            guard let name = UserName.accountName(of: getuid()) else {
+                throw SecureRoomError.invalidUserName("uid \(getuid())")
+            }
             let user = try UserName(name)
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
-            let (_, recoveryKey) = try HelperClient(path: configuration.helperPath).enrol(user, replace: replace, converse: { line in
-                switch line {
-                case .askSecret(let prompt): return try HiddenLine.read(prompt: stdin ? "" : prompt, limit: HelperConversation.maximumAnswerLength)
-                case .ask(let prompt):
-                    if !stdin { ToolOutput.writeError(prompt) }
-                    return try HiddenLine.readVisible(limit: HelperConversation.maximumAnswerLength)
-                case .sayError(let text), .say(let text):
-                    ToolOutput.writeError(text + "\n")
-                    return nil
-                }
-            }, newPIN: {
-                try readNewPIN(configuration, fromStdin: stdin, allowWeak: false)
-            })
+            let (_, recoveryKey) = try HelperClient(path: configuration.helperPath).enrol(
+                user, replace: replace,
+                converse: { line in
+                    switch line {
+                    case .askSecret(let prompt):
+                        return try HiddenLine.read(
+                            prompt: stdin ? "" : prompt, limit: HelperConversation.maximumAnswerLength)
+                    case .ask(let prompt):
+                        if !stdin { ToolOutput.writeError(prompt) }
+                        return try HiddenLine.readVisible(limit: HelperConversation.maximumAnswerLength)
+                    case .sayError(let text), .say(let text):
+                        ToolOutput.writeError(text + "\n")
+                        return nil
+                    }
+                },
+                newPIN: {
+                    try readNewPIN(configuration, fromStdin: stdin, allowWeak: false)
+                })
             print(replace ? "PIN replaced for \(user)." : "PIN created for \(user). Next time you can log in with it.")
             if replace {
-                print("If you had a vault, it opens with the new PIN once your recovery key restores it: "
-                      + "an administrator runs 'secureroom set \(user) --recovery-key'.")
+                print(
+                    "If you had a vault, it opens with the new PIN once your recovery key restores it: "
+                        + "an administrator runs 'secureroom set \(user) --recovery-key'.")
             }
             if let recoveryKey { print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n") }
         }

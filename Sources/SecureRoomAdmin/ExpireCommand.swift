@@ -8,11 +8,11 @@ struct ExpireCommand: ParsableCommand {
         commandName: "expire",
         abstract: "Make a user's PIN one that must be changed at its next use (root only).",
         discussion: """
-        The PIN keeps working once more: right after the next PIN login the account step \
-        asks for a new PIN, and refuses the login without one (the pam-auth-update \
-        profile's account line, only_expired; see pam/README.md). 'secureroom set --expire' \
-        sets a new PIN with the same mark. 'status' shows it as must_change.
-        """)
+            The PIN keeps working once more: right after the next PIN login the account step \
+            asks for a new PIN, and refuses the login without one (the pam-auth-update \
+            profile's account line, only_expired; see pam/README.md). 'secureroom set --expire' \
+            sets a new PIN with the same mark. 'status' shows it as must_change.
+            """)
 
     @Argument(help: "The account.")
     var user: String

@@ -8,11 +8,11 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Create the state directory (root:root 0700) and a new random pepper.",
         discussion: """
-        Creates DIR (default /var/lib/secureroom) and DIR/users with mode 0700, and a \
-        32-byte pepper from getrandom(2) in DIR/pepper (or at pepper= from the config \
-        file), mode 0600. Every parent directory must be owned by root and not writable \
-        by others. Refuses to replace an existing pepper: that would invalidate every PIN.
-        """)
+            Creates DIR (default /var/lib/secureroom) and DIR/users with mode 0700, and a \
+            32-byte pepper from getrandom(2) in DIR/pepper (or at pepper= from the config \
+            file), mode 0600. Every parent directory must be owned by root and not writable \
+            by others. Refuses to replace an existing pepper: that would invalidate every PIN.
+            """)
 
     @OptionGroup var state: StateOptions
 

@@ -24,8 +24,10 @@ struct KDFTuning {
     private let measure: (KDFParameters) throws -> Double
 
     /// A tuning that times each candidate with `measure` (milliseconds per run).
-    init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32,
-                measure: @escaping (KDFParameters) throws -> Double) {
+    init(
+        targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32,
+        measure: @escaping (KDFParameters) throws -> Double
+    ) {
         self.targetMilliseconds = targetMilliseconds
         self.maximumMemoryKiB = maximumMemoryKiB
         self.lanes = lanes
@@ -34,8 +36,9 @@ struct KDFTuning {
 
     /// A tuning timed by real argon2id runs (`timeRun`).
     init(targetMilliseconds: Double, maximumMemoryKiB: UInt32, lanes: UInt32) {
-        self.init(targetMilliseconds: targetMilliseconds, maximumMemoryKiB: maximumMemoryKiB, lanes: lanes,
-                  measure: { try Self.timeRun($0) })
+        self.init(
+            targetMilliseconds: targetMilliseconds, maximumMemoryKiB: maximumMemoryKiB, lanes: lanes,
+            measure: { try Self.timeRun($0) })
     }
 
     /// The smallest memory worth proposing: 8 MiB (below that argon2 is cheap to attack).
@@ -75,13 +78,16 @@ struct KDFTuning {
             memory = max(floor, min(memory - 1_024, toward(best.milliseconds, memory, margin: 0.95)))
             best = try trial(memory, 1)
         }
-        guard best.milliseconds <= targetMilliseconds else { return Outcome(trials: trials, proposal: best, fits: false) }
+        guard best.milliseconds <= targetMilliseconds else {
+            return Outcome(trials: trials, proposal: best, fits: false)
+        }
         // 2. Then passes, while the next one still fits. Page faults are paid once, not per
         //    pass, so a pass costs less than the average so far: measure unless the
         //    estimate is far over.
         var passes: UInt32 = 1
         while passes < KDFParameters.iterationRange.upperBound,
-              best.milliseconds * Double(passes + 1) / Double(passes) <= targetMilliseconds * 1.5 {
+            best.milliseconds * Double(passes + 1) / Double(passes) <= targetMilliseconds * 1.5
+        {
             let next = try trial(memory, passes + 1)
             guard next.milliseconds <= targetMilliseconds else { break }
             best = next
@@ -96,7 +102,9 @@ struct KDFTuning {
         }
         // Never over the memory cap, which an estimate from a noisy measurement can exceed.
         var size = min(memory, toward(best.milliseconds * Double(next) / Double(passes), memory, margin: 0.95))
-        guard size >= floor, UInt64(size) * UInt64(next) > work(best) else { return Outcome(trials: trials, proposal: best, fits: true) }
+        guard size >= floor, UInt64(size) * UInt64(next) > work(best) else {
+            return Outcome(trials: trials, proposal: best, fits: true)
+        }
         for attempt in 0..<4 {
             let candidate = try trial(size, next)
             guard candidate.milliseconds <= targetMilliseconds else { break }
@@ -117,13 +125,16 @@ struct KDFTuning {
         let associatedData = Array("secureroom/1 user=tune".utf8)
         var times: [Double] = []
         for run in 0..<4 {
-            var start = timespec(), end = timespec()
+            var start = timespec()
+            var end = timespec()
             clock_gettime(CLOCK_MONOTONIC, &start)
-            _ = try Argon2id.derive(password: password, salt: salt, secret: pepper,
-                                    associatedData: associatedData, parameters: parameters)
+            _ = try Argon2id.derive(
+                password: password, salt: salt, secret: pepper,
+                associatedData: associatedData, parameters: parameters)
             clock_gettime(CLOCK_MONOTONIC, &end)
             if run > 0 {
-                times.append(Double(end.tv_sec - start.tv_sec) * 1_000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000)
+                times.append(
+                    Double(end.tv_sec - start.tv_sec) * 1_000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000)
             }
         }
         return times.sorted()[times.count / 2]

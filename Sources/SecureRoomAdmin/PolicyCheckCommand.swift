@@ -8,9 +8,9 @@ struct PolicyCheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Read PINs from standard input, one per line; print those the policy rejects and why.",
         discussion: """
-        Each rejected line is printed as "PIN: reason". Exit status 0 when every PIN is \
-        acceptable, 1 when any is rejected (including lines that are not PINs).
-        """)
+            Each rejected line is printed as "PIN: reason". Exit status 0 when every PIN is \
+            acceptable, 1 when any is rejected (including lines that are not PINs).
+            """)
 
     @OptionGroup var state: StateOptions
 

@@ -8,10 +8,10 @@ struct PolicyShowCommand: ParsableCommand {
         commandName: "show",
         abstract: "Show the policy in effect (config file and defaults).",
         discussion: """
-        Fields: digits, deny (failures that disable the PIN), schedule (FAILURES:DELAY \
-        pairs), blocklist (source) and blocklist_size, argon2 parameters for new PINs, \
-        nopin, even_deny_root.
-        """)
+            Fields: digits, deny (failures that disable the PIN), schedule (FAILURES:DELAY \
+            pairs), blocklist (source) and blocklist_size, argon2 parameters for new PINs, \
+            nopin, even_deny_root.
+            """)
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -28,16 +28,17 @@ struct PolicyShowCommand: ParsableCommand {
                 print(try JSONOutput.text(PolicyReport(configuration, blocklist: blocklist)))
                 return
             }
-            print("""
-            digits          \(configuration.format.digits)
-            deny            \(configuration.lockout.deny) consecutive failures disable the PIN
-            schedule        \(schedule.isEmpty ? "none" : LockoutPolicy.render(schedule))
-            blocklist       \(blocklist.source) (\(blocklist.count) PINs)
-            constant steps  refused (1111, 1234, 1357, 9876, ...)
-            argon2id        m=\(kdf.memoryKiB) KiB, t=\(kdf.iterations), p=\(kdf.lanes) (new PINs)
-            nopin           \(configuration.noPIN.rawValue)
-            even_deny_root  \(configuration.evenDenyRoot ? "yes" : "no")
-            """)
+            print(
+                """
+                digits          \(configuration.format.digits)
+                deny            \(configuration.lockout.deny) consecutive failures disable the PIN
+                schedule        \(schedule.isEmpty ? "none" : LockoutPolicy.render(schedule))
+                blocklist       \(blocklist.source) (\(blocklist.count) PINs)
+                constant steps  refused (1111, 1234, 1357, 9876, ...)
+                argon2id        m=\(kdf.memoryKiB) KiB, t=\(kdf.iterations), p=\(kdf.lanes) (new PINs)
+                nopin           \(configuration.noPIN.rawValue)
+                even_deny_root  \(configuration.evenDenyRoot ? "yes" : "no")
+                """)
         }
     }
 }
@@ -49,7 +50,10 @@ struct PolicyReport: Encodable {
         let failures: Int
         let delaySeconds: Int64
 
-        enum CodingKeys: String, CodingKey { case failures, delaySeconds = "delay_seconds" }
+        enum CodingKeys: String, CodingKey {
+            case failures
+            case delaySeconds = "delay_seconds"
+        }
     }
 
     /// argon2id's parameters for new PINs.
@@ -58,7 +62,10 @@ struct PolicyReport: Encodable {
         let iterations: UInt32
         let lanes: UInt32
 
-        enum CodingKeys: String, CodingKey { case memoryKiB = "memory_kib", iterations, lanes }
+        enum CodingKeys: String, CodingKey {
+            case memoryKiB = "memory_kib"
+            case iterations, lanes
+        }
     }
 
     let digits: Int
@@ -72,7 +79,8 @@ struct PolicyReport: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case digits, deny, schedule, blocklist, argon2, nopin
-        case blocklistSize = "blocklist_size", evenDenyRoot = "even_deny_root"
+        case blocklistSize = "blocklist_size"
+        case evenDenyRoot = "even_deny_root"
     }
 
     init(_ configuration: Configuration, blocklist: Blocklist) {
@@ -81,8 +89,9 @@ struct PolicyReport: Encodable {
         schedule = configuration.lockout.schedule.map { Step(failures: $0.failures, delaySeconds: $0.delay) }
         self.blocklist = blocklist.source
         blocklistSize = blocklist.count
-        argon2 = Argon2(memoryKiB: configuration.kdf.memoryKiB, iterations: configuration.kdf.iterations,
-                        lanes: configuration.kdf.lanes)
+        argon2 = Argon2(
+            memoryKiB: configuration.kdf.memoryKiB, iterations: configuration.kdf.iterations,
+            lanes: configuration.kdf.lanes)
         nopin = configuration.noPIN.rawValue
         evenDenyRoot = configuration.evenDenyRoot
     }

@@ -9,18 +9,18 @@ struct ResetCommand: ParsableCommand {
         commandName: "reset",
         abstract: "Clear a user's failure count and lockout (root only).",
         discussion: """
-        The only way, besides a successful login, to lift a disabled PIN. With \
-        --remove-pin the user's PIN is deleted: the PAM module then treats the user as \
-        not enrolled (nopin=). A user with a vault keeps its recovery record, so \
-        'secureroom set USER --recovery-key' can bring the vault back later; removing the \
-        PIN of such a user needs --force.
+            The only way, besides a successful login, to lift a disabled PIN. With \
+            --remove-pin the user's PIN is deleted: the PAM module then treats the user as \
+            not enrolled (nopin=). A user with a vault keeps its recovery record, so \
+            'secureroom set USER --recovery-key' can bring the vault back later; removing the \
+            PIN of such a user needs --force.
 
-        A credential or lockout record that cannot be read (corrupt, truncated, wrong \
-        owner) never blocks this command: it is moved aside to \
-        NAME.KIND.corrupt-TIMESTAMP in the state directory (kept for inspection, logged) \
-        and the user starts clean: a fresh lockout record, or no PIN when the credential \
-        itself was the one moved aside.
-        """)
+            A credential or lockout record that cannot be read (corrupt, truncated, wrong \
+            owner) never blocks this command: it is moved aside to \
+            NAME.KIND.corrupt-TIMESTAMP in the state directory (kept for inspection, logged) \
+            and the user starts clean: a fresh lockout record, or no PIN when the credential \
+            itself was the one moved aside.
+            """)
 
     @Argument(help: "The account.")
     var user: String
@@ -46,8 +46,11 @@ struct ResetCommand: ParsableCommand {
             }
             if removePin {
                 if try store.credential(for: user)?.vaultKey != nil, !force {
-                    printError("\(user) has a vault: without the PIN only their recovery key opens it "
-                               + "('secureroom set \(user) --recovery-key' gives a new PIN that does); add --force to remove the PIN")
+                    printError(
+                        "\(user) has a vault: without the PIN only their recovery key opens it "
+                            + "('secureroom set \(user) --recovery-key' gives a new PIN that does); add --force to "
+                            + "remove the PIN"
+                    )
                     throw ExitStatus.failure
                 }
                 try Enrollment(store: store).removePIN(for: user)
@@ -80,7 +83,9 @@ struct ResetCommand: ParsableCommand {
                 }
             } catch let error as SecureRoomError {
                 guard isRecordProblem(error, of: user) else { throw error }
-                guard let aside = try store.moveAside(kind, of: user, at: SystemClock().now().wallSeconds) else { continue }
+                guard let aside = try store.moveAside(kind, of: user, at: SystemClock().now().wallSeconds) else {
+                    continue
+                }
                 SystemLog.warning("\(error); moved aside to \(aside) by secureroom reset")
                 print("\(error): moved aside to \(aside).")
                 moved.insert(kind)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SecureRoomCommandSupport
 import SecureRoomToolSupport
 
 /// `secureroom`: the administrator's tool for SecureRoom PINs.
@@ -8,33 +9,37 @@ struct SecureRoomCommand: ParsableCommand {
         commandName: "secureroom",
         abstract: "Manage SecureRoom PINs: enrol users, change and reset PINs, show lockouts and policy.",
         discussion: """
-        SecureRoom checks a short numeric PIN through PAM (pam_secureroom.so) against an \
-        argon2id record in a root-only state directory (default /var/lib/secureroom), with \
-        escalating delays and a hard cap on consecutive failures.
+            SecureRoom checks a short numeric PIN through PAM (pam_secureroom.so) against an \
+            argon2id record in a root-only state directory (default /var/lib/secureroom), with \
+            escalating delays and a hard cap on consecutive failures.
 
-        Options come from /etc/security/secureroom.conf (or --config), the same file and \
-        keys the PAM module reads; --dir overrides its dir= setting.
+            Options come from /etc/security/secureroom.conf (or --config), the same file and \
+            keys the PAM module reads; --dir overrides its dir= setting.
 
-        EXIT STATUS
-          0   success
-          1   the operation failed (see the message)
-          2   wrong PIN
-          3   the PIN is locked (delay running) or disabled
-          64  usage error
+            EXIT STATUS
+              0   success
+              1   the operation failed (see the message)
+              2   wrong PIN
+              3   the PIN is locked (delay running) or disabled
+              64  usage error
 
-        FILES
-          /etc/security/secureroom.conf   options (see secureroom.conf in the README)
-          /var/lib/secureroom/            state: pepper, users/NAME.credential, users/NAME.lockout
-        """,
-        version: "0.1.0",
+            FILES
+              /etc/security/secureroom.conf   options (see secureroom.conf in the README)
+              /var/lib/secureroom/            state: pepper, users/NAME.credential, users/NAME.lockout
+            """,
+        version: releaseVersion,
         groupedSubcommands: [
-            CommandGroup(name: "Any user (their own PIN)", subcommands: [
-                ChangeCommand.self, EnrolCommand.self, PolicyCommand.self,
-            ]),
-            CommandGroup(name: "Root only", subcommands: [
-                InitCommand.self, SetCommand.self, ExpireCommand.self, ResetCommand.self, StatusCommand.self,
-                TuneCommand.self, TPMCommand.self,
-            ]),
+            CommandGroup(
+                name: "Any user (their own PIN)",
+                subcommands: [
+                    ChangeCommand.self, EnrolCommand.self, PolicyCommand.self,
+                ]),
+            CommandGroup(
+                name: "Root only",
+                subcommands: [
+                    InitCommand.self, SetCommand.self, ExpireCommand.self, ResetCommand.self, StatusCommand.self,
+                    TuneCommand.self, TPMCommand.self,
+                ]),
         ]
     )
 

@@ -8,24 +8,24 @@ struct SetCommand: ParsableCommand {
         commandName: "set",
         abstract: "Set a user's PIN (root only); clears the user's lockout.",
         discussion: """
-        On a terminal the PIN is typed twice on the PIN pad. With --stdin (or when standard \
-        input is not a terminal) one line is read from standard input, for provisioning \
-        scripts: printf '%s\\n' "$PIN" | secureroom set alice --stdin.
+            On a terminal the PIN is typed twice on the PIN pad. With --stdin (or when standard \
+            input is not a terminal) one line is read from standard input, for provisioning \
+            scripts: printf '%s\\n' "$PIN" | secureroom set alice --stdin.
 
-        The PIN must have exactly the configured number of digits (digits=, default 4) and \
-        pass the policy: not on the blocklist (blocklist=), not a constant step such as \
-        1111, 1234, 1357 or 9876. --allow-weak skips the policy.
+            The PIN must have exactly the configured number of digits (digits=, default 4) and \
+            pass the policy: not on the blocklist (blocklist=), not a constant step such as \
+            1111, 1234, 1357 or 9876. --allow-weak skips the policy.
 
-        A user who set up a vault (secureroom-vault init) keeps it through a PIN they \
-        change themselves; a PIN set here cannot open it unless the user's recovery key \
-        is given with --recovery-key (typed first, without echo; with --stdin, the first \
-        line). Without it, set refuses unless --force: the vault then stays closed to the \
-        new PIN, and the recovery key can still restore it later.
+            A user who set up a vault (secureroom-vault init) keeps it through a PIN they \
+            change themselves; a PIN set here cannot open it unless the user's recovery key \
+            is given with --recovery-key (typed first, without echo; with --stdin, the first \
+            line). Without it, set refuses unless --force: the vault then stays closed to the \
+            new PIN, and the recovery key can still restore it later.
 
-        --expire hands out a temporary PIN: right after its first use the account step \
-        asks the user for a new PIN, and refuses the login without one (the \
-        pam-auth-update profile's account line, only_expired; see pam/README.md).
-        """)
+            --expire hands out a temporary PIN: right after its first use the account step \
+            asks the user for a new PIN, and refuses the login without one (the \
+            pam-auth-update profile's account line, only_expired; see pam/README.md).
+            """)
 
     @Argument(help: "The account to enrol.")
     var user: String
@@ -58,19 +58,27 @@ struct SetCommand: ParsableCommand {
             var vaultKey: SecretBytes?
             if recoveryKey {
                 let typed = try HiddenLine.read(prompt: "Recovery key of \(user): ", limit: 128)
-                vaultKey = try enrollment.recoverVaultKey(for: user, with: try typed.withUnsafeBytes { try RecoveryKey(typed: $0) })
+                vaultKey = try enrollment.recoverVaultKey(
+                    for: user, with: try typed.withUnsafeBytes { try RecoveryKey(typed: $0) })
             } else if try store.credential(for: user)?.vaultKey != nil || store.recovery(for: user) != nil, !force {
                 throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
             }
             let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak)
             try enrollment.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
             SystemLog.open(identity: "secureroom")
-            let vaultNote = (vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : "")
+            let vaultNote =
+                (vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : "")
                 + (expire ? ", to be changed at its first use" : "")
             SystemLog.notice("PIN set for \(user)\(allowWeak ? " (policy overridden)" : "")\(vaultNote)")
-            print("PIN set for \(user)\(vaultKey != nil ? "; the vault opens with it" : "")\(expire ? "; it must be changed at its first use" : "").")
+            print(
+                "PIN set for \(user)\(vaultKey != nil ? "; the vault opens with it" : "")"
+                    + "\(expire ? "; it must be changed at its first use" : "")."
+            )
             if vaultKey == nil && force {
-                print("The vault of \(user) does not open with this PIN; their recovery key can restore it (--recovery-key).")
+                print(
+                    "The vault of \(user) does not open with this PIN; their recovery key can restore it "
+                        + "(--recovery-key)."
+                )
             }
         }
     }

@@ -7,8 +7,11 @@ struct StateOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("State directory (overrides dir= in the config file).", valueName: "dir"))
     var dir: String?
 
-    @Option(name: .long, help: ArgumentHelp("Config file (default: \(Configuration.defaultConfigPath)).",
-                                            valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Config file (default: \(Configuration.defaultConfigPath)).",
+            valueName: "file"))
     var config: String?
 
     /// The configuration in effect: the config file, then --dir. Unknown keys are
@@ -19,7 +22,9 @@ struct StateOptions: ParsableArguments {
         let arguments = (config.map { ["conf=\($0)"] } ?? []) + (dir.map { ["dir=\($0)"] } ?? [])
         let configuration = try Configuration.load(arguments: arguments, reader: ConfigurationFile.read)
         for key in configuration.unknownKeys {
-            printError("warning: \(config ?? Configuration.defaultConfigPath): ignoring unknown option \(UserName.quoted(key))")
+            printError(
+                "warning: \(config ?? Configuration.defaultConfigPath): ignoring unknown option \(UserName.quoted(key))"
+            )
         }
         return configuration
     }

@@ -9,23 +9,23 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show enrolment, failures and lockout for one user or all enrolled users.",
         discussion: """
-        JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
-        or "none"), failures (what counts toward deny: the current run, pending \
-        attempts, and the past year's failures no right PIN forgave), locked_until (ISO \
-        8601 UTC when a delay is running, else null), disabled, last_success and \
-        last_failure (ISO 8601 UTC or null), vault ("pin": the PIN opens a vault; \
-        "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
-        parameters) with argon2_below_policy (true when they differ from the configured \
-        ones: the record is re-derived at the user's next successful PIN login), and tpm \
-        ("bound": the PIN is bound to the TPM, which takes part in every check; \
-        "bound-unreachable": no TPM answers, so the PIN cannot be used; "bound-other-chip": \
-        the TPM that answers is not the one the PIN was bound to (cleared or replaced), so the \
-        PIN cannot be used and needs 'secureroom set'; "none"), must_change (ISO 8601 \
-        UTC since when the PIN must be changed at its next use, after 'set --expire' or \
-        'expire'; else null), and corrupt (null, or why a record cannot be read: state \
-        "corrupt", and 'secureroom reset USER' moves the record aside). For one \
-        user it is an object; without USER, an array of enrolled users.
-        """)
+            JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
+            or "none"), failures (what counts toward deny: the current run, pending \
+            attempts, and the past year's failures no right PIN forgave), locked_until (ISO \
+            8601 UTC when a delay is running, else null), disabled, last_success and \
+            last_failure (ISO 8601 UTC or null), vault ("pin": the PIN opens a vault; \
+            "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
+            parameters) with argon2_below_policy (true when they differ from the configured \
+            ones: the record is re-derived at the user's next successful PIN login), and tpm \
+            ("bound": the PIN is bound to the TPM, which takes part in every check; \
+            "bound-unreachable": no TPM answers, so the PIN cannot be used; "bound-other-chip": \
+            the TPM that answers is not the one the PIN was bound to (cleared or replaced), so the \
+            PIN cannot be used and needs 'secureroom set'; "none"), must_change (ISO 8601 \
+            UTC since when the PIN must be changed at its next use, after 'set --expire' or \
+            'expire'; else null), and corrupt (null, or why a record cannot be read: state \
+            "corrupt", and 'secureroom reset USER' moves the record aside). For one \
+            user it is an object; without USER, an array of enrolled users.
+            """)
 
     @Argument(help: "The account (default: every enrolled user).")
     var user: String?
@@ -46,10 +46,11 @@ struct StatusCommand: ParsableCommand {
                 do {
                     let credential = try store.credential(for: user)
                     // The recovery record matters only when the PIN holds no vault key.
-                    return UserStatus(user: user, credential: credential,
-                                      tally: try store.lockout(for: user), configuration: store.configuration, now: now,
-                                      hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil,
-                                      tpm: credential?.binding.map { chip.state(of: $0) } ?? "none")
+                    return UserStatus(
+                        user: user, credential: credential,
+                        tally: try store.lockout(for: user), configuration: store.configuration, now: now,
+                        hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil,
+                        tpm: credential?.binding.map { chip.state(of: $0) } ?? "none")
                 } catch let error as SecureRoomError {
                     // One bad record must not hide everyone else's, nor itself.
                     guard isRecordProblem(error, of: user) else { throw error }
@@ -108,8 +109,10 @@ struct UserStatus: Encodable {
         mustChange = nil
     }
 
-    init(user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
-         hasRecovery: Bool, tpm: String) {
+    init(
+        user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
+        hasRecovery: Bool, tpm: String
+    ) {
         self.tpm = tpm
         mustChange = credential?.mustChange
         corrupt = nil
@@ -120,7 +123,9 @@ struct UserStatus: Encodable {
         failures = policy.status(of: tally, at: now).failures
         lastSuccess = tally.lastSuccess
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
-        argon2 = credential.map { "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)" }
+        argon2 = credential.map {
+            "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)"
+        }
         belowPolicy = credential.map { $0.parameters != configuration.kdf } ?? false
         switch credential.map({ _ in policy.status(of: tally, at: now) }) {
         case nil: (state, lockedUntil) = ("none", nil)
@@ -130,21 +135,30 @@ struct UserStatus: Encodable {
         }
     }
 
-    static let tableHeader = pad(["USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT", "TPM",
-                                  "ARGON2"])
+    static let tableHeader = pad([
+        "USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT", "TPM",
+        "ARGON2",
+    ])
 
     var tableRow: String {
-        Self.pad([user.rawValue, !enrolled ? "no" : mustChange != nil ? "must-change" : "yes", String(failures), state,
-                  lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
-                  lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
-                  corrupt.map { "\($0) - 'secureroom reset \(user)' moves it aside" }
-                      ?? argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-"])
+        Self.pad([
+            user.rawValue, !enrolled ? "no" : mustChange != nil ? "must-change" : "yes", String(failures), state,
+            lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
+            lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
+            corrupt.map { "\($0) - 'secureroom reset \(user)' moves it aside" }
+                ?? argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-",
+        ])
     }
 
     private enum Key: String, CodingKey {
         case user, enrolled, state, failures, disabled, vault, argon2
-        case lockedUntil = "locked_until", lastSuccess = "last_success", lastFailure = "last_failure"
-        case belowPolicy = "argon2_below_policy", tpm, mustChange = "must_change", corrupt
+        case lockedUntil = "locked_until"
+        case lastSuccess = "last_success"
+        case lastFailure = "last_failure"
+        case belowPolicy = "argon2_below_policy"
+        case tpm
+        case mustChange = "must_change"
+        case corrupt
     }
 
     func encode(to encoder: any Encoder) throws {

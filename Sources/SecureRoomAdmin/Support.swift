@@ -18,8 +18,9 @@ func reportingFailures(_ body: () throws -> Void) throws { try failureReport.run
 /// what to type instead ("secureroom set needs root: ...; run: sudo secureroom set").
 func requireRoot(_ action: String) throws {
     guard geteuid() == 0 else {
-        printError("'secureroom \(action)' needs root: the PIN records are readable by root only; "
-                   + "run it with sudo (users change their own PIN with 'secureroom change')")
+        printError(
+            "'secureroom \(action)' needs root: the PIN records are readable by root only; "
+                + "run it with sudo (users change their own PIN with 'secureroom change')")
         throw ExitStatus.failure
     }
 }
@@ -38,8 +39,10 @@ func existingUser(_ name: String) throws -> UserName {
 /// tries) when the two differ or the policy refuses it; from a pipe, one line, and a
 /// refusal is final. Applies the policy unless `allowWeak`, and `refusing` (a reason to
 /// refuse a PIN the policy allows, such as the current PIN) always.
-func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool,
-                prompt: String = "New PIN: ", refusing: (SecretBytes) -> String? = { _ in nil }) throws -> SecretBytes {
+func readNewPIN(
+    _ configuration: Configuration, fromStdin: Bool, allowWeak: Bool,
+    prompt: String = "New PIN: ", refusing: (SecretBytes) -> String? = { _ in nil }
+) throws -> SecretBytes {
     let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
     let interactive = !fromStdin && isatty(STDIN_FILENO) == 1
     let tries = interactive ? 3 : 1
@@ -48,8 +51,9 @@ func readNewPIN(_ configuration: Configuration, fromStdin: Bool, allowWeak: Bool
         let pin = try PINEntry.read(prompt: prompt, format: configuration.format, forceLine: fromStdin)
         let reasons = policy.rejections(of: pin)
         if !reasons.isEmpty && !allowWeak {
-            printError("PIN rejected: \(reasons.map(\.description).joined(separator: "; "))"
-                       + (last ? " (root may use --allow-weak)" : "; choose another"))
+            printError(
+                "PIN rejected: \(reasons.map(\.description).joined(separator: "; "))"
+                    + (last ? " (root may use --allow-weak)" : "; choose another"))
             if last { throw ExitStatus.failure }
             continue
         }

@@ -10,17 +10,17 @@ struct TPMHardenCommand: ParsableCommand {
         commandName: "harden",
         abstract: "Set the TPM's dictionary-attack limits and a random lockout authorization (once).",
         discussion: """
-        Sets max tries and the recovery time with TPM2_DictionaryAttackParameters, then a \
-        random 32-byte lockout authorization, printed once in hex: keep it offline. Without \
-        it, nobody (root included) can reset the dictionary-attack counter or change these \
-        limits again; with it, tpm2_dictionarylockout --clear-lockout -p hex:AUTH does. \
-        Refused when the chip already has a lockout authorization (another owner set it): \
-        guessing it would itself count as a failure.
+            Sets max tries and the recovery time with TPM2_DictionaryAttackParameters, then a \
+            random 32-byte lockout authorization, printed once in hex: keep it offline. Without \
+            it, nobody (root included) can reset the dictionary-attack counter or change these \
+            limits again; with it, tpm2_dictionarylockout --clear-lockout -p hex:AUTH does. \
+            Refused when the chip already has a lockout authorization (another owner set it): \
+            guessing it would itself count as a failure.
 
-        The counter is the whole chip's, shared by every user and by disk encryption. Keep \
-        max tries above each user's deny= (default 9) so that one user cannot lock everyone \
-        out alone.
-        """)
+            The counter is the whole chip's, shared by every user and by disk encryption. Keep \
+            max tries above each user's deny= (default 9) so that one user cannot lock everyone \
+            out alone.
+            """)
 
     @Option(help: "Failed authorizations before the chip locks (TPM2_PT_MAX_AUTH_FAIL).")
     var maxTries: UInt32 = 32
@@ -45,16 +45,20 @@ struct TPMHardenCommand: ParsableCommand {
             let auth = try chip.withConnection { connection -> [UInt8] in
                 do {
                     return try LockoutHierarchy(connection: connection)
-                        .harden(maxTries: maxTries, recoverySeconds: recoverySeconds, lockoutRecovery: lockoutRecoverySeconds)
+                        .harden(
+                            maxTries: maxTries, recoverySeconds: recoverySeconds,
+                            lockoutRecovery: lockoutRecoverySeconds)
                 } catch TPMError.lockoutAuthAlreadySet {
-                    throw SecureRoomError.tpm(.failed("the chip already has a lockout authorization (set by another owner); nothing changed"))
+                    throw SecureRoomError.tpm(
+                        .failed("the chip already has a lockout authorization (set by another owner); nothing changed"))
                 }
             }
-            print("""
-            TPM dictionary-attack limits set: \(maxTries) tries, one forgotten every \(recoverySeconds) s.
-            Lockout authorization (shown once; keep it offline, it resets the counter):
-            hex:\(Hex.encode(auth))
-            """)
+            print(
+                """
+                TPM dictionary-attack limits set: \(maxTries) tries, one forgotten every \(recoverySeconds) s.
+                Lockout authorization (shown once; keep it offline, it resets the counter):
+                hex:\(Hex.encode(auth))
+                """)
         }
     }
 }

@@ -9,24 +9,26 @@ struct TuneCommand: ParsableCommand {
         commandName: "tune",
         abstract: "Measure argon2id here and propose parameters that take about --target-ms per PIN check.",
         discussion: """
-        Memory first, as RFC 9106 advises: the most memory allowed (--max-memory) with one \
-        pass; if that is too slow, less memory; if there is time left, more passes (and, \
-        when the memory is capped and one more pass would overshoot, that pass over less \
-        memory if it is more work within the budget). Every \
-        configuration is timed with real argon2id runs (the median of three), and the \
-        proposal is printed as argon2_memory=, argon2_time= and argon2_lanes= lines for \
-        /etc/security/secureroom.conf. Nothing is changed: new PINs use the parameters once \
-        they are in the file; existing PINs keep theirs until they are set or changed.
+            Memory first, as RFC 9106 advises: the most memory allowed (--max-memory) with one \
+            pass; if that is too slow, less memory; if there is time left, more passes (and, \
+            when the memory is capped and one more pass would overshoot, that pass over less \
+            memory if it is more work within the budget). Every \
+            configuration is timed with real argon2id runs (the median of three), and the \
+            proposal is printed as argon2_memory=, argon2_time= and argon2_lanes= lines for \
+            /etc/security/secureroom.conf. Nothing is changed: new PINs use the parameters once \
+            they are in the file; existing PINs keep theirs until they are set or changed.
 
-        Every login runs argon2 once with this memory, and logins of different users run \
-        at once, so keep --max-memory well below the memory the machine can spare. Run it \
-        on an idle machine; a busy one proposes too little.
-        """)
+            Every login runs argon2 once with this memory, and logins of different users run \
+            at once, so keep --max-memory well below the memory the machine can spare. Run it \
+            on an idle machine; a busy one proposes too little.
+            """)
 
     @Option(help: ArgumentHelp("Time for one PIN check, in milliseconds (50 to 10000).", valueName: "ms"))
     var targetMs: Int = 300
 
-    @Option(help: ArgumentHelp("Most memory to propose, in MiB (8 to 1024; default 256, or 1/32 of RAM if less).", valueName: "MiB"))
+    @Option(
+        help: ArgumentHelp(
+            "Most memory to propose, in MiB (8 to 1024; default 256, or 1/32 of RAM if less).", valueName: "MiB"))
     var maxMemory: Int?
 
     @Option(help: ArgumentHelp("Lanes (argon2's p; default: online CPUs, at most 16).", valueName: "n"))
@@ -37,9 +39,12 @@ struct TuneCommand: ParsableCommand {
 
     func validate() throws {
         guard (50...10_000).contains(targetMs) else { throw ValidationError("--target-ms must be from 50 to 10000") }
-        if let maxMemory, !(8...1_024).contains(maxMemory) { throw ValidationError("--max-memory must be from 8 to 1024 MiB") }
+        if let maxMemory, !(8...1_024).contains(maxMemory) {
+            throw ValidationError("--max-memory must be from 8 to 1024 MiB")
+        }
         if let lanes, !KDFParameters.laneRange.contains(UInt32(clamping: lanes)) {
-            throw ValidationError("--lanes must be from \(KDFParameters.laneRange.lowerBound) to \(KDFParameters.laneRange.upperBound)")
+            throw ValidationError(
+                "--lanes must be from \(KDFParameters.laneRange.lowerBound) to \(KDFParameters.laneRange.upperBound)")
         }
     }
 
@@ -47,8 +52,9 @@ struct TuneCommand: ParsableCommand {
         try reportingFailures {
             let online = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
             let lanes = UInt32(self.lanes ?? min(online, Int(KDFParameters.laneRange.upperBound)))
-            let tuning = KDFTuning(targetMilliseconds: Double(targetMs),
-                                   maximumMemoryKiB: UInt32(maxMemory ?? Self.defaultMaximumMiB()) * 1_024, lanes: lanes)
+            let tuning = KDFTuning(
+                targetMilliseconds: Double(targetMs),
+                maximumMemoryKiB: UInt32(maxMemory ?? Self.defaultMaximumMiB()) * 1_024, lanes: lanes)
             let outcome = try tuning.run()
             if json { try printJSON(outcome, online: online) } else { printText(outcome, online: online) }
         }
@@ -56,14 +62,16 @@ struct TuneCommand: ParsableCommand {
 
     /// 256 MiB, or 1/32 of the physical memory if that is less (at least 8 MiB).
     static func defaultMaximumMiB() -> Int {
-        let pages = sysconf(Int32(_SC_PHYS_PAGES)), pageSize = sysconf(Int32(_SC_PAGESIZE))
+        let pages = sysconf(Int32(_SC_PHYS_PAGES))
+        let pageSize = sysconf(Int32(_SC_PAGESIZE))
         guard pages > 0, pageSize > 0 else { return 256 }
         return max(8, min(256, (pages / 32 * pageSize) >> 20))
     }
 
     private func describe(_ parameters: KDFParameters) -> String {
         let passes = parameters.iterations == 1 ? "1 pass" : "\(parameters.iterations) passes"
-        return "m=\(parameters.memoryKiB) KiB (\(parameters.memoryKiB / 1_024) MiB), \(passes), \(parameters.lanes) lanes"
+        return
+            "m=\(parameters.memoryKiB) KiB (\(parameters.memoryKiB / 1_024) MiB), \(passes), \(parameters.lanes) lanes"
     }
 
     private func milliseconds(_ value: Double) -> String { String(Int(value.rounded())) }
@@ -74,17 +82,21 @@ struct TuneCommand: ParsableCommand {
             print("  \(describe(trial.parameters)): \(milliseconds(trial.milliseconds)) ms")
         }
         let proposal = outcome.proposal
-        print("""
+        print(
+            """
 
-        Proposal for /etc/security/secureroom.conf:
-          argon2_memory=\(proposal.parameters.memoryKiB)
-          argon2_time=\(proposal.parameters.iterations)
-          argon2_lanes=\(proposal.parameters.lanes)
-        """)
+            Proposal for /etc/security/secureroom.conf:
+              argon2_memory=\(proposal.parameters.memoryKiB)
+              argon2_time=\(proposal.parameters.iterations)
+              argon2_lanes=\(proposal.parameters.lanes)
+            """)
         if outcome.fits {
             print("It takes \(milliseconds(proposal.milliseconds)) ms here. New PINs use it once it is in the file.")
         } else {
-            print("Even this takes \(milliseconds(proposal.milliseconds)) ms, over the target: the machine is too slow or too busy for \(targetMs) ms.")
+            print(
+                "Even this takes \(milliseconds(proposal.milliseconds)) ms, over the target: the machine is too "
+                    + "slow or too busy for \(targetMs) ms."
+            )
         }
     }
 
@@ -102,7 +114,10 @@ struct TuneReport: Encodable {
         let lanes: UInt32
         let milliseconds: Double
 
-        enum CodingKeys: String, CodingKey { case memoryKiB = "memory_kib", iterations, lanes, milliseconds }
+        enum CodingKeys: String, CodingKey {
+            case memoryKiB = "memory_kib"
+            case iterations, lanes, milliseconds
+        }
 
         init(_ trial: KDFTuning.Trial) {
             memoryKiB = trial.parameters.memoryKiB
@@ -119,7 +134,9 @@ struct TuneReport: Encodable {
     let trials: [Trial]
 
     enum CodingKeys: String, CodingKey {
-        case fits, proposal, trials, targetMs = "target_ms", onlineCPUs = "online_cpus"
+        case fits, proposal, trials
+        case targetMs = "target_ms"
+        case onlineCPUs = "online_cpus"
     }
 
     init(targetMs: Int, onlineCPUs: Int, outcome: KDFTuning.Outcome) {

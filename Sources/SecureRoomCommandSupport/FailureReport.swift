@@ -10,7 +10,10 @@ public struct FailureReport: Sendable {
     public let classify: @Sendable (any Error) -> (message: String, status: ExitCode)?
 
     /// A report for `program`, with its own errors classified by `classify`.
-    public init(program: String, classify: @escaping @Sendable (any Error) -> (message: String, status: ExitCode)? = { _ in nil }) {
+    public init(
+        program: String,
+        classify: @escaping @Sendable (any Error) -> (message: String, status: ExitCode)? = { _ in nil }
+    ) {
         self.program = program
         self.classify = classify
     }

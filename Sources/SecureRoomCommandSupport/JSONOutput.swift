@@ -6,8 +6,10 @@ public enum JSONOutput {
     /// `value` as JSON text.
     public static func text<T: Encodable>(_ value: T, pretty: Bool = false) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                                          : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty
+            ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            : [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

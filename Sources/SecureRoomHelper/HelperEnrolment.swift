@@ -25,14 +25,17 @@ struct HelperEnrolment {
         }
         _ = try store.pepper()
         if !replace, try store.credential(for: user) != nil {
-            throw HelperRefusal("you already have a PIN: change it with 'secureroom change', "
-                                + "or replace a forgotten one with 'secureroom enrol --replace'")
+            throw HelperRefusal(
+                "you already have a PIN: change it with 'secureroom change', "
+                    + "or replace a forgotten one with 'secureroom enrol --replace'")
         }
         if let reason = AccountState.refusal(for: user) {
             throw SecureRoomError.accountUnavailable(user: user.rawValue, reason: reason)
         }
         if let reason = PasswordCheck(user: user).run() {
-            SystemLog.notice("PIN \(replace ? "replacement" : "enrolment") refused for \(subject): password not accepted (\(reason))")
+            SystemLog.notice(
+                "PIN \(replace ? "replacement" : "enrolment") refused for \(subject): password not accepted (\(reason))"
+            )
             return .denied(reason)
         }
         writeToCaller(HelperProtocol.readyLine)
@@ -46,13 +49,17 @@ struct HelperEnrolment {
             // made meanwhile wins (changedConcurrently).
             try enrollment.setPIN(pin, for: user, replacing: replaced)
             if let before, !before.allowsAttempt {
-                SystemLog.warning("PIN of \(subject) replaced with its password while it was \(before): the failures are cleared")
+                SystemLog.warning(
+                    "PIN of \(subject) replaced with its password while it was \(before): the failures are cleared")
             }
             SystemLog.notice("PIN replaced by \(subject) with its password (secureroom enrol --replace)")
             return .checked(.success(.init(vaultKey: nil)))
         }
         let vault = try enrollment.enrol(pin, for: user, vault: configuration.enrolVault)
-        SystemLog.notice("PIN created by \(subject) with its password (secureroom enrol\(vault != nil ? "; vault key and recovery key made" : ""))")
+        SystemLog.notice(
+            "PIN created by \(subject) with its password (secureroom "
+                + "enrol\(vault != nil ? "; vault key and recovery key made" : ""))"
+        )
         if let vault { secrets = HelperSecrets.encode(vaultKey: vault.vaultKey, recoveryKey: vault.recoveryKey) }
         return .checked(.success(.init(vaultKey: nil)))
     }

@@ -25,19 +25,23 @@ struct HelperInvocation {
 
     /// Checks the arguments against the caller's real uid; throws `HelperRefusal`.
     init(arguments: [String], caller: uid_t) throws {
-        let usage = "usage: secureroom-helper verify|change|setup-vault|replace-vault|enrol|enrol-replace|vault-state USER"
+        let usage =
+            "usage: secureroom-helper verify|change|setup-vault|replace-vault|enrol|enrol-replace|vault-state USER"
         guard arguments.count == 3, let request = HelperProtocol.Request(rawValue: arguments[1]) else {
-            throw HelperRefusal(usage, detail: "bad request (\(arguments.dropFirst().prefix(3).map(UserName.quoted).joined(separator: " ")))")
+            throw HelperRefusal(
+                usage,
+                detail: "bad request (\(arguments.dropFirst().prefix(3).map(UserName.quoted).joined(separator: " ")))")
         }
         guard caller != 0 else {
             throw HelperRefusal("root checks PINs without secureroom-helper")
         }
         let asked = UserName.quoted(arguments[2])
         guard let user = try? UserName(arguments[2]), user.accountID() == caller,
-              UserName.accountName(of: caller) == user.rawValue
+            UserName.accountName(of: caller) == user.rawValue
         else {
-            throw HelperRefusal("only your own PIN can be checked or changed",
-                                detail: "asked to \(request.rawValue) the PIN of \(asked), not its own account")
+            throw HelperRefusal(
+                "only your own PIN can be checked or changed",
+                detail: "asked to \(request.rawValue) the PIN of \(asked), not its own account")
         }
         self.request = request
         self.user = user

@@ -45,8 +45,10 @@ enum HelperMain {
     }
 
     /// Steps 1-7; every error becomes a reply here, and every refusal a log line.
-    private static func serve(arguments: [String], caller: uid_t, channelChecked: inout Bool,
-                              secrets: inout SecretBytes?) -> HelperReply {
+    private static func serve(
+        arguments: [String], caller: uid_t, channelChecked: inout Bool,
+        secrets: inout SecretBytes?
+    ) -> HelperReply {
         do {
             let invocation = try HelperInvocation(arguments: arguments, caller: caller)
             // Effective gid root too, so the records it writes are root:root.
@@ -65,8 +67,9 @@ enum HelperMain {
                 return try HelperEnrolment(invocation: invocation, store: StateStore(configuration: configuration))
                     .run(secrets: &secrets)
             }
-            return .checked(try HelperSession(invocation: invocation, store: StateStore(configuration: configuration))
-                .run(secrets: &secrets))
+            return .checked(
+                try HelperSession(invocation: invocation, store: StateStore(configuration: configuration))
+                    .run(secrets: &secrets))
         } catch let refusal as HelperRefusal {
             SystemLog.warning("refused uid \(caller): \(refusal.detail)")
             return .refused(refusal.reason)
@@ -121,9 +124,11 @@ enum HelperMain {
         let uid = getuid()
         let gid = getgid()
         guard sr_setresgid(gid, gid, gid) == 0, sr_setresuid(uid, uid, uid) == 0 else { return false }
-        var real: uid_t = 0, effective: uid_t = 0, saved: uid_t = 0
+        var real: uid_t = 0
+        var effective: uid_t = 0
+        var saved: uid_t = 0
         guard sr_getresuid(&real, &effective, &saved) == 0, real == uid, effective == uid, saved == uid,
-              getegid() == gid
+            getegid() == gid
         else { return false }
         _ = sr_helper_make_nondumpable()
         return uid == 0 || setuid(0) != 0

@@ -31,19 +31,24 @@ struct HelperSession {
             // checked: a change the policy refuses costs no attempt.
             let policy = PINPolicy(blocklist: try Blocklist.load(store.configuration.blocklist))
             var accepted: SecretBytes?
-            outcome = try authority.change(user, current: {
-                let limit = announceReady()
-                let current = try PINEntry.readLine(format: format, within: limit)
-                let new = try PINEntry.readLine(format: format, within: limit)
-                if let reason = policy.rejections(of: new).first?.description ?? PINPolicy.refusal(replacing: current, with: new) {
-                    throw SecureRoomError.pinRejected(reason)
-                }
-                accepted = new
-                return current
-            }, new: { _ in
-                guard let accepted else { throw SecureRoomError.pinRejected("no new PIN") }
-                return accepted
-            })
+            outcome = try authority.change(
+                user,
+                current: {
+                    let limit = announceReady()
+                    let current = try PINEntry.readLine(format: format, within: limit)
+                    let new = try PINEntry.readLine(format: format, within: limit)
+                    if let reason = policy.rejections(of: new).first?.description
+                        ?? PINPolicy.refusal(replacing: current, with: new)
+                    {
+                        throw SecureRoomError.pinRejected(reason)
+                    }
+                    accepted = new
+                    return current
+                },
+                new: { _ in
+                    guard let accepted else { throw SecureRoomError.pinRejected("no new PIN") }
+                    return accepted
+                })
         case .enrol, .enrolReplace, .vaultState:
             throw HelperRefusal("not a PIN check", detail: "\(invocation.request.rawValue) reached HelperSession")
         case .setupVault, .replaceVault:
@@ -59,8 +64,9 @@ struct HelperSession {
         // vault unlock, which have no account step to change it in: fail closed.
         if invocation.request == .verify, try store.credential(for: user)?.mustChange != nil {
             SystemLog.notice("refused \(subject): right PIN, but it must be changed first (secureroom set --expire)")
-            throw HelperRefusal("your PIN was set by an administrator and must be changed first: run 'secureroom change', "
-                                + "or log in with it at a terminal")
+            throw HelperRefusal(
+                "your PIN was set by an administrator and must be changed first: run 'secureroom change', "
+                    + "or log in with it at a terminal")
         }
         switch invocation.request {
         case .verify, .enrol, .enrolReplace, .vaultState: break
@@ -69,7 +75,9 @@ struct HelperSession {
         }
         // The caller's own vault key goes back to it (after `verify` and the vault set-ups);
         // a `change` has no use for it.
-        if invocation.request != .change { secrets = HelperSecrets.encode(vaultKey: success.vaultKey, recoveryKey: recoveryKey) }
+        if invocation.request != .change {
+            secrets = HelperSecrets.encode(vaultKey: success.vaultKey, recoveryKey: recoveryKey)
+        }
         return .success(.init(vaultKey: nil))
     }
 
@@ -91,10 +99,16 @@ func writeToCaller(_ text: String, secrets: SecretBytes? = nil) {
         let start = text.utf8.count
         line.withUnsafeMutableBytes { target in
             secrets.withUnsafeBytes { source in
-                if let base = source.baseAddress { target.baseAddress?.advanced(by: start).copyMemory(from: base, byteCount: source.count) }
+                if let base = source.baseAddress {
+                    target.baseAddress?.advanced(by: start).copyMemory(from: base, byteCount: source.count)
+                }
             }
         }
     }
     // A caller that closed its end gets nothing; there is no one to tell.
-    try? line.withUnsafeBytes { try FileDescriptor.writeAll(STDOUT_FILENO, $0) { SecureRoomError.system(operation: "write", path: "standard output", errno: errno) } }
+    try? line.withUnsafeBytes {
+        try FileDescriptor.writeAll(STDOUT_FILENO, $0) {
+            SecureRoomError.system(operation: "write", path: "standard output", errno: errno)
+        }
+    }
 }

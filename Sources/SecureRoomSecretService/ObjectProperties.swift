@@ -59,19 +59,26 @@ struct ObjectProperties {
             let store = try store()
             let items = try store?.ids().map(SecretObject.itemPath) ?? []
             let changed = fileTime()
-            return [Value(name: "Items", content: .paths(items)), Value(name: "Label", content: .string("Login")),
-                    Value(name: "Locked", content: .bool(store == nil)), Value(name: "Created", content: .time(changed)),
-                    Value(name: "Modified", content: .time(changed))]
+            return [
+                Value(name: "Items", content: .paths(items)), Value(name: "Label", content: .string("Login")),
+                Value(name: "Locked", content: .bool(store == nil)), Value(name: "Created", content: .time(changed)),
+                Value(name: "Modified", content: .time(changed)),
+            ]
         case let .item(id):
             guard let store = try store() else {
-                return [Value(name: "Locked", content: .bool(true)), Value(name: "Label", content: .string("")),
-                        Value(name: "Attributes", content: .dictionary([:])), Value(name: "Created", content: .time(0)),
-                        Value(name: "Modified", content: .time(0))]
+                return [
+                    Value(name: "Locked", content: .bool(true)), Value(name: "Label", content: .string("")),
+                    Value(name: "Attributes", content: .dictionary([:])), Value(name: "Created", content: .time(0)),
+                    Value(name: "Modified", content: .time(0)),
+                ]
             }
             let secret = try store.secret(id: id)
-            return [Value(name: "Locked", content: .bool(false)), Value(name: "Label", content: .string(secret.label)),
-                    Value(name: "Attributes", content: .dictionary(secret.attributes)),
-                    Value(name: "Created", content: .time(secret.created)), Value(name: "Modified", content: .time(secret.modified))]
+            return [
+                Value(name: "Locked", content: .bool(false)), Value(name: "Label", content: .string(secret.label)),
+                Value(name: "Attributes", content: .dictionary(secret.attributes)),
+                Value(name: "Created", content: .time(secret.created)),
+                Value(name: "Modified", content: .time(secret.modified)),
+            ]
         case .session, .prompt:
             return []
         case .node, .unknown:

@@ -20,7 +20,8 @@ public final class SecretService {
         public let lock: () throws -> Void
 
         /// The vault at `path`, opened and locked by these closures.
-        public init(path: String, unlockedStore: @escaping () throws -> VaultStore?, lock: @escaping () throws -> Void) {
+        public init(path: String, unlockedStore: @escaping () throws -> VaultStore?, lock: @escaping () throws -> Void)
+        {
             self.path = path
             self.unlockedStore = unlockedStore
             self.lock = lock
@@ -76,12 +77,15 @@ public final class SecretService {
         self.connection = connection
         defer { self.connection = nil }
         try connection.handleCalls(under: SecretObject.servicePath) { [unowned self] call in handle(call) }
-        try connection.handleSignals(from: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged") {
+        try connection.handleSignals(
+            from: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged"
+        ) {
             [unowned self] signal in forget(signal)
         }
         if case let .owned(owner) = try connection.request(name: Self.busName) { return .nameOwned(by: owner) }
         log("serving \(vault.path) as \(Self.busName)")
-        try connection.run(signals: signals.unblocked, wake: { [unowned self] in watchPrompts() }, stop: { signals.received })
+        try connection.run(
+            signals: signals.unblocked, wake: { [unowned self] in watchPrompts() }, stop: { signals.received })
         connection.release(name: Self.busName)
         log("stopped")
         return .stopped
@@ -95,7 +99,9 @@ public final class SecretService {
             try dispatch(call, connection)
         } catch {
             let failure = Self.failure(for: error)
-            if failure.name == BusFailure.failed("").name { log("\(call.interface).\(call.member) failed: \(failure.message)") }
+            if failure.name == BusFailure.failed("").name {
+                log("\(call.interface).\(call.member) failed: \(failure.message)")
+            }
             connection.reply(to: call, failure: failure)
         }
     }
@@ -117,7 +123,8 @@ public final class SecretService {
 
     private func dispatch(_ call: BusMessage, _ connection: BusConnection) throws {
         let object = SecretObject(path: call.path)
-        let interface = call.interface, member = call.member
+        let interface = call.interface
+        let member = call.member
         switch interface {
         case "org.freedesktop.DBus.Introspectable" where member == "Introspect":
             guard object != .unknown else { throw BusFailure.noSuchObject("no object at \(call.path)") }
@@ -133,7 +140,9 @@ public final class SecretService {
         case .collection: try collectionCall(call, connection)
         case let .item(id): try itemCall(call, id: id, connection)
         case let .session(path):
-            guard member == "Close", interface.isEmpty || interface == "org.freedesktop.Secret.Session" else { throw unknown(call) }
+            guard member == "Close", interface.isEmpty || interface == "org.freedesktop.Secret.Session" else {
+                throw unknown(call)
+            }
             _ = try session(path, for: call)
             sessions[path] = nil
             try connection.reply(to: call) { _ in }
@@ -143,11 +152,15 @@ public final class SecretService {
     }
 
     private func unknown(_ call: BusMessage) -> BusFailure {
-        .unknownMethod("no method \(call.interface.isEmpty ? "" : call.interface + ".")\(call.member) with signature (\(call.signature)) at \(call.path)")
+        .unknownMethod(
+            "no method \(call.interface.isEmpty ? "" : call.interface + ".")\(call.member) with signature "
+                + "(\(call.signature)) at \(call.path)"
+        )
     }
 
     /// Checks that `call` is `member` of `interface` (or names no interface) with `signature`.
-    private func matches(_ call: BusMessage, _ interface: String, _ member: String, _ signature: String) throws -> Bool {
+    private func matches(_ call: BusMessage, _ interface: String, _ member: String, _ signature: String) throws -> Bool
+    {
         guard call.member == member, call.interface.isEmpty || call.interface == interface else { return false }
         guard call.has(signature: signature) else {
             throw BusFailure.invalidArguments("\(member) takes (\(signature)), not (\(call.signature))")
@@ -163,7 +176,10 @@ public final class SecretService {
             try openSession(call, connection)
         } else if try matches(call, interface, "SearchItems", "a{ss}") {
             let found = try search(call.readStringDictionary())
-            try connection.reply(to: call) { try $0.append(paths: found); try $0.append(paths: []) }
+            try connection.reply(to: call) {
+                try $0.append(paths: found)
+                try $0.append(paths: [])
+            }
         } else if try matches(call, interface, "GetSecrets", "aoo") {
             try getSecrets(call, connection)
         } else if try matches(call, interface, "Unlock", "ao") {
@@ -174,23 +190,35 @@ public final class SecretService {
             try vault.lock()
             noteLockState(locked: true)
             log("locked at the request of \(call.sender)")
-            try connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
+            try connection.reply(to: call) {
+                try $0.append(paths: objects)
+                try $0.append("/", as: "o")
+            }
         } else if try matches(call, interface, "ReadAlias", "s") {
             let alias = try call.readString()
-            try connection.reply(to: call) { try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o") }
+            try connection.reply(to: call) {
+                try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o")
+            }
         } else if try matches(call, interface, "SetAlias", "so") {
             let (alias, path) = (try call.readString(), try call.readString("o"))
             guard SecretObject.aliases.contains(alias), SecretObject(path: path) == .collection else {
-                throw BusFailure.notSupported("the aliases are fixed: \(SecretObject.aliases.joined(separator: " and ")) name the SecureRoom vault")
+                throw BusFailure.notSupported(
+                    "the aliases are fixed: \(SecretObject.aliases.joined(separator: " and ")) name the SecureRoom "
+                        + "vault"
+                )
             }
             try connection.reply(to: call) { _ in }
         } else if try matches(call, interface, "CreateCollection", "a{sv}s") {
             try call.readPropertyDictionary { _ in false }
             let alias = try call.readString()
             guard SecretObject.aliases.contains(alias) else {
-                throw BusFailure.notSupported("this provider has one collection, the SecureRoom vault (alias \"default\"); it makes no others")
+                throw BusFailure.notSupported(
+                    "this provider has one collection, the SecureRoom vault (alias \"default\"); it makes no others")
             }
-            try connection.reply(to: call) { try $0.append(SecretObject.collectionPath, as: "o"); try $0.append("/", as: "o") }
+            try connection.reply(to: call) {
+                try $0.append(SecretObject.collectionPath, as: "o")
+                try $0.append("/", as: "o")
+            }
         } else {
             throw unknown(call)
         }
@@ -199,20 +227,28 @@ public final class SecretService {
     private func openSession(_ call: BusMessage, _ connection: BusConnection) throws {
         let name = try call.readString()
         guard let algorithm = TransferSession.Algorithm(rawValue: name) else {
-            throw BusFailure.notSupported("the algorithm \"\(name)\" is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
+            throw BusFailure.notSupported(
+                "the algorithm \"\(name)\" is not supported (plain, dh-ietf1024-sha256-aes128-cbc-pkcs7)")
         }
-        guard sessions.count < Self.sessionLimit, sessions.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
-            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) sessions at once, all clients \(Self.sessionLimit)")
+        guard sessions.count < Self.sessionLimit,
+            sessions.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit
+        else {
+            throw BusFailure.limitsExceeded(
+                "a client may hold \(Self.perClientLimit) sessions at once, all clients \(Self.sessionLimit)")
         }
         let contents = try call.variantContents()
         let session: TransferSession
         var output: [UInt8]?
         switch algorithm {
         case .plain:
-            guard contents == "s" else { throw BusFailure.invalidArguments("plain takes an empty string as input, not (\(contents))") }
+            guard contents == "s" else {
+                throw BusFailure.invalidArguments("plain takes an empty string as input, not (\(contents))")
+            }
             session = .plain(owner: call.sender)
         case .dhAES:
-            guard contents == "ay" else { throw BusFailure.invalidArguments("\(name) takes the client's public key (ay), not (\(contents))") }
+            guard contents == "ay" else {
+                throw BusFailure.invalidArguments("\(name) takes the client's public key (ay), not (\(contents))")
+            }
             try call.enter("v", "ay")
             let peer = try call.readBytes(atMost: 128, "a dh public key")
             try call.exit()
@@ -249,7 +285,8 @@ public final class SecretService {
     /// The vault, open, or IsLocked.
     private func unlockedStore() throws -> VaultStore {
         guard let store = try currentStore() else {
-            throw BusFailure.isLocked("the SecureRoom vault is locked; run 'secureroom-vault unlock' (or log in with your PIN)")
+            throw BusFailure.isLocked(
+                "the SecureRoom vault is locked; run 'secureroom-vault unlock' (or log in with your PIN)")
         }
         return store
     }
@@ -270,10 +307,13 @@ public final class SecretService {
                 guard let store else { return }
                 for path in paths {
                     // Only items; one removed meanwhile is left out, as a locked one is.
-                    guard case let .item(id) = SecretObject(path: path), let secret = try? store.secret(id: id) else { continue }
+                    guard case let .item(id) = SecretObject(path: path), let secret = try? store.secret(id: id) else {
+                        continue
+                    }
                     size += secret.value.count
                     guard size <= Self.replyLimit else {
-                        throw BusFailure.limitsExceeded("these secrets together exceed \(Self.replyLimit >> 20) MiB; ask for fewer at once")
+                        throw BusFailure.limitsExceeded(
+                            "these secrets together exceed \(Self.replyLimit >> 20) MiB; ask for fewer at once")
                     }
                     try reply.container("e", "o(oayays)") {
                         try reply.append(path, as: "o")
@@ -286,13 +326,17 @@ public final class SecretService {
 
     /// `paths` without repeats, in order; more than `pathLimit` is refused.
     private func ourPaths(_ paths: [String]) throws -> [String] {
-        guard paths.count <= Self.pathLimit else { throw BusFailure.limitsExceeded("at most \(Self.pathLimit) objects at once") }
+        guard paths.count <= Self.pathLimit else {
+            throw BusFailure.limitsExceeded("at most \(Self.pathLimit) objects at once")
+        }
         var seen = Set<String>()
         return paths.filter { seen.insert($0).inserted }
     }
 
     /// Appends `secret` as a Secret struct (oayays), encoded in `session`, whose path is `sessionPath`.
-    private func append(_ secret: VaultSecret, in session: TransferSession, path sessionPath: String, to reply: BusMessage) throws {
+    private func append(
+        _ secret: VaultSecret, in session: TransferSession, path sessionPath: String, to reply: BusMessage
+    ) throws {
         let (parameters, value) = try session.encode(secret.value)
         try reply.container("r", "oayays") {
             try reply.append(sessionPath, as: "o")
@@ -305,19 +349,32 @@ public final class SecretService {
     private func unlock(_ call: BusMessage, _ connection: BusConnection) throws {
         // Only objects of this provider are answered for, each once.
         let objects = try ourPaths(call.readPaths()).filter {
-            switch SecretObject(path: $0) { case .collection, .item: return true; default: return false }
+            switch SecretObject(path: $0) {
+            case .collection, .item: return true
+            default: return false
+            }
         }
         if try currentStore() != nil {
-            try connection.reply(to: call) { try $0.append(paths: objects); try $0.append("/", as: "o") }
+            try connection.reply(to: call) {
+                try $0.append(paths: objects)
+                try $0.append("/", as: "o")
+            }
             return
         }
-        guard prompts.count < Self.promptLimit, prompts.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit else {
-            throw BusFailure.limitsExceeded("a client may hold \(Self.perClientLimit) prompts at once, all clients \(Self.promptLimit)")
+        guard prompts.count < Self.promptLimit,
+            prompts.values.filter({ $0.owner == call.sender }).count < Self.perClientLimit
+        else {
+            throw BusFailure.limitsExceeded(
+                "a client may hold \(Self.perClientLimit) prompts at once, all clients \(Self.promptLimit)")
         }
         serial += 1
-        let prompt = UnlockPrompt(path: SecretObject.promptPrefix + String(serial), owner: call.sender, objects: objects)
+        let prompt = UnlockPrompt(
+            path: SecretObject.promptPrefix + String(serial), owner: call.sender, objects: objects)
         prompts[prompt.path] = prompt
-        try connection.reply(to: call) { try $0.append(paths: []); try $0.append(prompt.path, as: "o") }
+        try connection.reply(to: call) {
+            try $0.append(paths: [])
+            try $0.append(prompt.path, as: "o")
+        }
     }
 
     // MARK: org.freedesktop.Secret.Collection
@@ -337,7 +394,8 @@ public final class SecretService {
     }
 
     private func createItem(_ call: BusMessage, _ connection: BusConnection) throws {
-        var label = "", attributes: [String: String] = [:]
+        var label = ""
+        var attributes: [String: String] = [:]
         try call.readPropertyDictionary { key in
             switch key {
             case "org.freedesktop.Secret.Item.Label":
@@ -350,16 +408,22 @@ public final class SecretService {
         }
         let (value, contentType) = try readSecret(call)
         let replace = try call.readBool()
-        let (secret, replaced) = try unlockedStore().create(label: label, attributes: attributes, contentType: contentType,
-                                                          value: value, replace: replace)
+        let (secret, replaced) = try unlockedStore().create(
+            label: label, attributes: attributes, contentType: contentType,
+            value: value, replace: replace)
         let path = SecretObject.itemPath(secret.id)
-        try connection.reply(to: call) { try $0.append(path, as: "o"); try $0.append("/", as: "o") }
+        try connection.reply(to: call) {
+            try $0.append(path, as: "o")
+            try $0.append("/", as: "o")
+        }
         itemSignal(replaced ? "ItemChanged" : "ItemCreated", path)
     }
 
     private func readVariant<T>(_ call: BusMessage, _ contents: String, _ body: () throws -> T) throws -> T {
         let actual = try call.variantContents()
-        guard actual == contents else { throw BusFailure.invalidArguments("expected a variant of (\(contents)), not (\(actual))") }
+        guard actual == contents else {
+            throw BusFailure.invalidArguments("expected a variant of (\(contents)), not (\(actual))")
+        }
         try call.enter("v", contents)
         let value = try body()
         try call.exit()
@@ -378,7 +442,9 @@ public final class SecretService {
     }
 
     private func itemSignal(_ member: String, _ path: String) {
-        connection?.emit(from: SecretObject.collectionPath, interface: "org.freedesktop.Secret.Collection", member: member) {
+        connection?.emit(
+            from: SecretObject.collectionPath, interface: "org.freedesktop.Secret.Collection", member: member
+        ) {
             try $0.append(path, as: "o")
         }
     }
@@ -409,7 +475,9 @@ public final class SecretService {
     // MARK: org.freedesktop.Secret.Prompt
 
     private func promptCall(_ call: BusMessage, path: String, _ connection: BusConnection) throws {
-        guard let prompt = prompts[path], prompt.owner == call.sender else { throw BusFailure.noSuchObject("no prompt \(path) for this client") }
+        guard let prompt = prompts[path], prompt.owner == call.sender else {
+            throw BusFailure.noSuchObject("no prompt \(path) for this client")
+        }
         let interface = "org.freedesktop.Secret.Prompt"
         if try matches(call, interface, "Prompt", "s") {
             guard prompt.start(until: Deadline(millisecondsFromNow: promptTimeoutMilliseconds)) else {
@@ -433,8 +501,10 @@ public final class SecretService {
     /// Shows `text` as a desktop notification, if a notification service is on the bus
     /// (org.freedesktop.Notifications); nothing waits for it, and nothing fails without it.
     private func notify(_ text: String) {
-        connection?.call("org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                         interface: "org.freedesktop.Notifications", member: "Notify") { call in
+        connection?.call(
+            "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications", member: "Notify"
+        ) { call in
             try call.append("SecureRoom")
             try call.append(UInt32(0))
             try call.append("dialog-password")
@@ -452,13 +522,17 @@ public final class SecretService {
         let waiting = prompts.values.filter { $0.deadline != nil }
         guard !waiting.isEmpty else { return -1 }
         let unlocked = ((try? currentStore()) ?? nil) != nil
-        for prompt in waiting where unlocked || prompt.deadline?.hasPassed == true { complete(prompt, unlocked: unlocked) }
+        for prompt in waiting where unlocked || prompt.deadline?.hasPassed == true {
+            complete(prompt, unlocked: unlocked)
+        }
         return prompts.values.contains { $0.deadline != nil } ? 250 : -1
     }
 
     private func complete(_ prompt: UnlockPrompt, unlocked: Bool) {
         prompts[prompt.path] = nil
-        connection?.emit(from: prompt.path, interface: "org.freedesktop.Secret.Prompt", member: "Completed", to: prompt.owner) { signal in
+        connection?.emit(
+            from: prompt.path, interface: "org.freedesktop.Secret.Prompt", member: "Completed", to: prompt.owner
+        ) { signal in
             try signal.append(!unlocked)
             try signal.container("v", "ao") { try signal.append(paths: unlocked ? prompt.objects : []) }
         }
@@ -471,7 +545,9 @@ public final class SecretService {
     private func noteLockState(locked: Bool) {
         defer { lastLocked = locked }
         guard let lastLocked, lastLocked != locked else { return }
-        connection?.emit(from: SecretObject.collectionPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged") { signal in
+        connection?.emit(
+            from: SecretObject.collectionPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"
+        ) { signal in
             try signal.append("org.freedesktop.Secret.Collection")
             try signal.container("a", "{sv}") {
                 try signal.container("e", "sv") {
@@ -485,8 +561,9 @@ public final class SecretService {
 
     /// Drops the sessions and prompts of a client that left the bus.
     private func forget(_ signal: BusMessage) {
-        guard signal.has(signature: "sss"), let name = try? signal.readString(), let _ = try? signal.readString(),
-              let newOwner = try? signal.readString(), newOwner.isEmpty, name.hasPrefix(":") else { return }
+        guard signal.has(signature: "sss"), let name = try? signal.readString(), (try? signal.readString()) != nil,
+            let newOwner = try? signal.readString(), newOwner.isEmpty, name.hasPrefix(":")
+        else { return }
         sessions = sessions.filter { $0.value.owner != name }
         prompts = prompts.filter { $0.value.owner != name }
     }
@@ -508,15 +585,25 @@ public final class SecretService {
             let values = requested.isEmpty || requested == properties.interface ? try properties.values() : []
             try connection.reply(to: call) { reply in
                 try reply.container("a", "{sv}") {
-                    for value in values { try reply.container("e", "sv") { try reply.append(value.name); try value.append(to: reply) } }
+                    for value in values {
+                        try reply.container("e", "sv") {
+                            try reply.append(value.name)
+                            try value.append(to: reply)
+                        }
+                    }
                 }
             }
         } else if try matches(call, interface, "Set", "ssv") {
             let (_, name) = (try call.readString(), try call.readString())
-            guard case let .item(id) = object else { throw BusFailure.readOnly("\(name) cannot be set at \(call.path)") }
+            guard case let .item(id) = object else {
+                throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
+            }
             switch name {
-            case "Label": try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
-            case "Attributes": try unlockedStore().update(id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
+            case "Label":
+                try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
+            case "Attributes":
+                try unlockedStore().update(
+                    id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
             default: throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
             }
             try connection.reply(to: call) { _ in }

@@ -41,12 +41,14 @@ final class TransferSession {
         let shared = SecretBytes(count: Int(SR_DH_IETF1024_LENGTH))
         let agreed = shared.withUnsafeMutableBytes { secret in
             peerPublicKey.withUnsafeBytes { peer in
-                sr_dh_ietf1024(peer.baseAddress?.assumingMemoryBound(to: UInt8.self), peer.count, &ours,
-                               secret.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                sr_dh_ietf1024(
+                    peer.baseAddress?.assumingMemoryBound(to: UInt8.self), peer.count, &ours,
+                    secret.baseAddress?.assumingMemoryBound(to: UInt8.self))
             }
         }
         guard agreed == 1 else {
-            throw BusFailure.invalidArguments("the client's public key is not a valid 1 to 128-byte value in the group (1 < y < p-1)")
+            throw BusFailure.invalidArguments(
+                "the client's public key is not a valid 1 to 128-byte value in the group (1 < y < p-1)")
         }
         guard let key = SealedKeys.derive(shared, info: "", length: keyLength) else {
             throw BusFailure.failed("key derivation failed in libcrypto")
@@ -57,14 +59,18 @@ final class TransferSession {
     /// The secret a client sent: `parameters` and `value` as they came.
     func decode(parameters: SecretBytes, value: SecretBytes) throws -> SecretBytes {
         guard let key else {
-            guard parameters.count == 0 else { throw BusFailure.invalidArguments("a plain session's secret has no parameters") }
+            guard parameters.count == 0 else {
+                throw BusFailure.invalidArguments("a plain session's secret has no parameters")
+            }
             return value
         }
         guard parameters.count == Self.ivLength else {
-            throw BusFailure.invalidArguments("the secret's parameters must be its 16-byte IV (got \(parameters.count) bytes)")
+            throw BusFailure.invalidArguments(
+                "the secret's parameters must be its 16-byte IV (got \(parameters.count) bytes)")
         }
         guard value.count > 0, value.count % 16 == 0 else {
-            throw BusFailure.invalidArguments("the encrypted secret is not a whole number of AES blocks (\(value.count) bytes)")
+            throw BusFailure.invalidArguments(
+                "the encrypted secret is not a whole number of AES blocks (\(value.count) bytes)")
         }
         guard let plain = Self.crypt(encrypt: false, key: key, iv: parameters, input: value) else {
             throw BusFailure.invalidArguments("the secret does not decrypt (bad padding: wrong key or IV)")
@@ -91,9 +97,10 @@ final class TransferSession {
             key.withUnsafeBytes { key in
                 iv.withUnsafeBytes { iv in
                     input.withUnsafeBytes { input in
-                        sr_aes128_cbc(encrypt ? 1 : 0, key.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                      iv.baseAddress?.assumingMemoryBound(to: UInt8.self), input.baseAddress, input.count,
-                                      out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1
+                        sr_aes128_cbc(
+                            encrypt ? 1 : 0, key.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                            iv.baseAddress?.assumingMemoryBound(to: UInt8.self), input.baseAddress, input.count,
+                            out.baseAddress?.assumingMemoryBound(to: UInt8.self), &length) == 1
                     }
                 }
             }

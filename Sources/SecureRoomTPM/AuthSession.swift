@@ -41,10 +41,12 @@ extension TPMConnection {
     /// `continueSession` is always set so the TPM never auto-flushes the
     /// session and exactly one explicit `Esys_FlushContext` is correct on both
     /// success and failure paths.
-    func withSession<T>(_ kind: AuthSession.Kind,
-                        saltKey: StorageKey?,
-                        attributes: TPMA_SESSION,
-                        _ body: (ESYS_TR) throws -> T) throws -> T {
+    func withSession<T>(
+        _ kind: AuthSession.Kind,
+        saltKey: StorageKey?,
+        attributes: TPMA_SESSION,
+        _ body: (ESYS_TR) throws -> T
+    ) throws -> T {
         let esys = try context()
         var symmetric: TPMT_SYM_DEF
         let sessionType: TPM2_SE
@@ -68,17 +70,21 @@ extension TPMConnection {
         }
         var session: ESYS_TR = ESYS_TR_NONE
         // nonceCaller = nil: ESAPI generates a nonce of the hash size.
-        try check(Esys_StartAuthSession(esys, tpmKey, ESYS_TR_NONE,
-                                        ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-                                        nil, sessionType, &symmetric, TPM2_ALG_SHA256,
-                                        &session),
-                  "Esys_StartAuthSession(\(kind))")
+        try check(
+            Esys_StartAuthSession(
+                esys, tpmKey, ESYS_TR_NONE,
+                ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+                nil, sessionType, &symmetric, TPM2_ALG_SHA256,
+                &session),
+            "Esys_StartAuthSession(\(kind))")
         defer { flush(session, "session \(kind)") }
-        let all: TPMA_SESSION = TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_DECRYPT |
-            TPMA_SESSION_ENCRYPT | TPMA_SESSION_AUDIT
-        try check(Esys_TRSess_SetAttributes(esys, session,
-                                            attributes | TPMA_SESSION_CONTINUESESSION, all),
-                  "Esys_TRSess_SetAttributes")
+        let all: TPMA_SESSION =
+            TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT | TPMA_SESSION_AUDIT
+        try check(
+            Esys_TRSess_SetAttributes(
+                esys, session,
+                attributes | TPMA_SESSION_CONTINUESESSION, all),
+            "Esys_TRSess_SetAttributes")
         return try body(session)
     }
 }

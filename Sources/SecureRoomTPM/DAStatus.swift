@@ -40,7 +40,8 @@ public struct DAStatus: Equatable, Sendable {
         for (p, v) in try properties(connection, from: ptManufacturer, count: 1) { props[p] = v }
         func get(_ p: UInt32) throws -> UInt32 {
             guard let v = props[p] else {
-                throw TPMError.tpm(ResponseCode(0), operation: "GetCapability: property 0x\(String(p, radix: 16)) missing")
+                throw TPMError.tpm(
+                    ResponseCode(0), operation: "GetCapability: property 0x\(String(p, radix: 16)) missing")
             }
             return v
         }
@@ -49,21 +50,24 @@ public struct DAStatus: Equatable, Sendable {
             let byte = UInt8((m >> UInt32(shift)) & 0xFF)
             return byte == 0 ? "\0" : Character(Unicode.Scalar(byte))
         }
-        return DAStatus(lockoutCounter: try get(ptLockoutCounter),
-                        maxAuthFail: try get(ptMaxAuthFail),
-                        lockoutInterval: try get(ptLockoutInterval),
-                        lockoutRecovery: try get(ptLockoutRecovery),
-                        permanent: try get(ptPermanent),
-                        manufacturer: String(chars))
+        return DAStatus(
+            lockoutCounter: try get(ptLockoutCounter),
+            maxAuthFail: try get(ptMaxAuthFail),
+            lockoutInterval: try get(ptLockoutInterval),
+            lockoutRecovery: try get(ptLockoutRecovery),
+            permanent: try get(ptPermanent),
+            manufacturer: String(chars))
     }
 
     static func properties(_ connection: TPMConnection, from first: UInt32, count: UInt32) throws -> [UInt32: UInt32] {
         let esys = try connection.context()
         var more: TPMI_YES_NO = 0
         var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
-        try connection.check(Esys_GetCapability(esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
-                                                TPM2_CAP_TPM_PROPERTIES, first, count, &more, &data),
-                             "Esys_GetCapability(TPM_PROPERTIES)")
+        try connection.check(
+            Esys_GetCapability(
+                esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
+                TPM2_CAP_TPM_PROPERTIES, first, count, &more, &data),
+            "Esys_GetCapability(TPM_PROPERTIES)")
         defer { TPM2BBytes.free(data) }
         guard let data else { return [:] }
         var result: [UInt32: UInt32] = [:]

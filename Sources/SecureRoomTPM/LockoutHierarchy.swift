@@ -44,7 +44,7 @@ public struct LockoutHierarchy {
         let status = try DAStatus.read(connection)
         if status.lockoutAuthSet { throw TPMError.lockoutAuthAlreadySet }
 
-        var rng = SystemRandomNumberGenerator() // getrandom(2) on Linux
+        var rng = SystemRandomNumberGenerator()  // getrandom(2) on Linux
         var newAuthBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         // Avoid a trailing zero byte: TPM and TSS treat X||00 and X as the
         // same HMAC key, and a password session would send 32 vs 31 bytes.
@@ -58,13 +58,17 @@ public struct LockoutHierarchy {
         try conn.withStorageKey { srk in
             try conn.withSession(.saltedHMAC, saltKey: srk, attributes: TPMA_SESSION_DECRYPT) { session in
                 try conn.check(Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil), "Esys_TR_SetAuth(lockout)")
-                try conn.check(Esys_DictionaryAttackParameters(esys, ESYS_TR_RH_LOCKOUT, session,
-                                                               ESYS_TR_NONE, ESYS_TR_NONE,
-                                                               maxTries, recoverySeconds, lockoutRecovery),
-                               "Esys_DictionaryAttackParameters")
-                try conn.check(Esys_HierarchyChangeAuth(esys, ESYS_TR_RH_LOCKOUT, session,
-                                                        ESYS_TR_NONE, ESYS_TR_NONE, &newAuth),
-                               "Esys_HierarchyChangeAuth(lockout)")
+                try conn.check(
+                    Esys_DictionaryAttackParameters(
+                        esys, ESYS_TR_RH_LOCKOUT, session,
+                        ESYS_TR_NONE, ESYS_TR_NONE,
+                        maxTries, recoverySeconds, lockoutRecovery),
+                    "Esys_DictionaryAttackParameters")
+                try conn.check(
+                    Esys_HierarchyChangeAuth(
+                        esys, ESYS_TR_RH_LOCKOUT, session,
+                        ESYS_TR_NONE, ESYS_TR_NONE, &newAuth),
+                    "Esys_HierarchyChangeAuth(lockout)")
             }
         }
         // ESAPI updates its cached RH_LOCKOUT auth after a successful
@@ -86,9 +90,11 @@ public struct LockoutHierarchy {
             try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
                 try conn.check(Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, &auth), "Esys_TR_SetAuth(lockout)")
                 defer { _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil) }
-                try conn.check(Esys_DictionaryAttackLockReset(esys, ESYS_TR_RH_LOCKOUT, session,
-                                                              ESYS_TR_NONE, ESYS_TR_NONE),
-                               "Esys_DictionaryAttackLockReset")
+                try conn.check(
+                    Esys_DictionaryAttackLockReset(
+                        esys, ESYS_TR_RH_LOCKOUT, session,
+                        ESYS_TR_NONE, ESYS_TR_NONE),
+                    "Esys_DictionaryAttackLockReset")
             }
         }
     }

@@ -73,14 +73,17 @@ extension TPMConnection {
     /// is empty and inPrivate is already encrypted). Returns the transient
     /// ESYS_TR; the caller must flush it (use `withLoaded`).
     /// Load failures from the TPM map to `.objectRejected`.
-    func withLoaded<T>(_ blob: ObjectBlob, parent: StorageKey,
-                       _ body: (ESYS_TR) throws -> T) throws -> T {
+    func withLoaded<T>(
+        _ blob: ObjectBlob, parent: StorageKey,
+        _ body: (ESYS_TR) throws -> T
+    ) throws -> T {
         let esys = try context()
         var inPublic = try blob.unmarshalPublic()
         var inPrivate = try blob.unmarshalPrivate()
         var object: ESYS_TR = ESYS_TR_NONE
-        let rc = Esys_Load(esys, parent.handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
-                           &inPrivate, &inPublic, &object)
+        let rc = Esys_Load(
+            esys, parent.handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+            &inPrivate, &inPublic, &object)
         if rc != 0 {
             let error = TPMError.classify(rc, operation: "Esys_Load")
             // A format-one error about the blob (integrity, key, binding, size, value) means
@@ -89,7 +92,7 @@ extension TPMConnection {
             if case let .tpm(code, _) = error, code.isFormatOne {
                 throw TPMError.objectRejected(code)
             }
-            try check(rc, "Esys_Load") // TCTI / lockout / other: always throws
+            try check(rc, "Esys_Load")  // TCTI / lockout / other: always throws
             throw error
         }
         defer { flush(object, "loaded object") }

@@ -55,10 +55,12 @@ public struct PinSealer {
             let template = try Self.sealTemplate(policy: policy)
             var sensitive = TPM2B_SENSITIVE_CREATE()
             defer { TPM2BBytes.wipe(&sensitive) }
-            try TPM2BBytes.fill(&sensitive.sensitive.userAuth, size: \.size, buffer: \.buffer,
-                                from: authValue, what: "authValue")
-            try TPM2BBytes.fill(&sensitive.sensitive.data, size: \.size, buffer: \.buffer,
-                                from: secret, what: "secret")
+            try TPM2BBytes.fill(
+                &sensitive.sensitive.userAuth, size: \.size, buffer: \.buffer,
+                from: authValue, what: "authValue")
+            try TPM2BBytes.fill(
+                &sensitive.sensitive.data, size: \.size, buffer: \.buffer,
+                from: secret, what: "secret")
             return try conn.create(template, sensitive: sensitive, under: srk, what: "sealed PIN object")
         }
     }
@@ -98,11 +100,13 @@ public struct PinSealer {
             return try conn.withLoaded(blob, parent: srk) { object in
                 try conn.check(Esys_TR_SetAuth(esys, object, &auth), "Esys_TR_SetAuth")
                 return try conn.withSession(.saltedPolicy, saltKey: srk, attributes: TPMA_SESSION_ENCRYPT) { policy in
-                    try conn.check(Esys_PolicyAuthValue(esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
-                                   "Esys_PolicyAuthValue")
+                    try conn.check(
+                        Esys_PolicyAuthValue(esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
+                        "Esys_PolicyAuthValue")
                     var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
-                    try conn.check(Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData),
-                                   "Esys_Unseal")
+                    try conn.check(
+                        Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData),
+                        "Esys_Unseal")
                     defer { TPM2BBytes.wipeAndFree(outData) }
                     guard let outData else {
                         throw TPMError.tpm(ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_Unseal output")

@@ -18,11 +18,13 @@ public enum PolicyAuthValue {
     public static func computeWithTrialSession(_ connection: TPMConnection) throws -> [UInt8] {
         let esys = try connection.context()
         return try connection.withSession(.trial, saltKey: nil, attributes: 0) { trial in
-            try connection.check(Esys_PolicyAuthValue(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
-                                 "Esys_PolicyAuthValue(trial)")
+            try connection.check(
+                Esys_PolicyAuthValue(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
+                "Esys_PolicyAuthValue(trial)")
             var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
-            try connection.check(Esys_PolicyGetDigest(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &digest),
-                                 "Esys_PolicyGetDigest")
+            try connection.check(
+                Esys_PolicyGetDigest(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &digest),
+                "Esys_PolicyGetDigest")
             defer { TPM2BBytes.free(digest) }
             return digest?.pointee.bytes ?? []
         }

@@ -102,10 +102,10 @@ public struct ResponseCode: Hashable, Sendable, CustomStringConvertible {
     public static let rcSessionMemory: UInt32 = rcWarn + 0x003
     public static let rcLockout: UInt32 = rcWarn + 0x021
     public static let rcRetry: UInt32 = rcWarn + 0x022
-    public static let rcAuthUnavailable: UInt32 = 0x12F // TPM_RC_VER1 + 0x02F
+    public static let rcAuthUnavailable: UInt32 = 0x12F  // TPM_RC_VER1 + 0x02F
 
     /// ESAPI: the context is in an error state (e.g. after a TCTI failure).
     public static let esysBadSequence: UInt32 = esysLayer + 7
     /// ESAPI: the response HMAC did not verify (response tampered or wrong auth cached).
-    public static let esysResponseAuthFailed: UInt32 = esysLayer + 27 // TSS2_BASE_RC_RSP_AUTH_FAILED
+    public static let esysResponseAuthFailed: UInt32 = esysLayer + 27  // TSS2_BASE_RC_RSP_AUTH_FAILED
 }

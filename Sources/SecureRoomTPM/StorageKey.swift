@@ -37,9 +37,8 @@ public struct StorageKey {
         pub.publicArea.type = TPM2_ALG_ECC
         pub.publicArea.nameAlg = TPM2_ALG_SHA256
         pub.publicArea.objectAttributes =
-            TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_FIXEDTPM |
-            TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_SENSITIVEDATAORIGIN |
-            TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA
+            TPMA_OBJECT_RESTRICTED | TPMA_OBJECT_DECRYPT | TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT
+            | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_NODA
         pub.publicArea.parameters.eccDetail.symmetric.algorithm = TPM2_ALG_AES
         pub.publicArea.parameters.eccDetail.symmetric.keyBits.aes = 128
         pub.publicArea.parameters.eccDetail.symmetric.mode.aes = TPM2_ALG_CFB
@@ -85,8 +84,9 @@ extension TPMConnection {
         //    against the name recorded at seal time is what detects a
         //    substituted key.
         var persistent: ESYS_TR = ESYS_TR_NONE
-        let rc = Esys_TR_FromTPMPublic(esys, StorageKey.persistentHandle,
-                                       ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &persistent)
+        let rc = Esys_TR_FromTPMPublic(
+            esys, StorageKey.persistentHandle,
+            ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &persistent)
         if rc == 0 {
             do {
                 let name = try trName(esys, persistent)
@@ -110,11 +110,13 @@ extension TPMConnection {
         var outsideInfo = TPM2B_DATA()
         var creationPCR = TPML_PCR_SELECTION()
         var primary: ESYS_TR = ESYS_TR_NONE
-        try check(Esys_CreatePrimary(esys, ESYS_TR_RH_OWNER,
-                                     ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
-                                     &inSensitive, &inPublic, &outsideInfo, &creationPCR,
-                                     &primary, nil, nil, nil, nil),
-                  "Esys_CreatePrimary(SRK)")
+        try check(
+            Esys_CreatePrimary(
+                esys, ESYS_TR_RH_OWNER,
+                ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+                &inSensitive, &inPublic, &outsideInfo, &creationPCR,
+                &primary, nil, nil, nil, nil),
+            "Esys_CreatePrimary(SRK)")
         do {
             let name = try trName(esys, primary)
             return StorageKey(handle: primary, isPersistent: false, name: name)

@@ -59,8 +59,9 @@ public final class TPMConnection {
         guard erc == 0, esysContext != nil else {
             var t: OpaquePointer? = tctiContext
             Tss2_TctiLdr_Finalize(&t)
-            throw TPMError.classify(erc == 0 ? ResponseCode.esysBadSequence : erc,
-                                    operation: "Esys_Initialize")
+            throw TPMError.classify(
+                erc == 0 ? ResponseCode.esysBadSequence : erc,
+                operation: "Esys_Initialize")
         }
         self.tcti = tctiContext
         self.esys = esysContext
@@ -88,8 +89,9 @@ public final class TPMConnection {
     func context() throws -> OpaquePointer {
         guard let esys else { throw TPMError.closed }
         if let brokenBy {
-            throw TPMError.tpmUnreachable(brokenBy.code,
-                                          operation: "connection broken earlier in \(brokenBy.operation)")
+            throw TPMError.tpmUnreachable(
+                brokenBy.code,
+                operation: "connection broken earlier in \(brokenBy.operation)")
         }
         return esys
     }

@@ -35,7 +35,7 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
     public var responseCode: ResponseCode? {
         switch self {
         case let .tpmUnreachable(rc, _), let .wrongAuth(rc, _), let .lockout(rc, _),
-             let .objectRejected(rc), let .tpm(rc, _):
+            let .objectRejected(rc), let .tpm(rc, _):
             return rc
         default:
             return nil

@@ -23,8 +23,9 @@ public struct TagKey {
         var pub = TPM2B_PUBLIC()
         pub.publicArea.type = TPM2_ALG_KEYEDHASH
         pub.publicArea.nameAlg = TPM2_ALG_SHA256
-        pub.publicArea.objectAttributes = TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT |
-            TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_NODA
+        pub.publicArea.objectAttributes =
+            TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT
+            | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_NODA
         pub.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_HMAC
         pub.publicArea.parameters.keyedHashDetail.scheme.details.hmac.hashAlg = TPM2_ALG_SHA256
         return pub
@@ -42,7 +43,6 @@ public struct TagKey {
             try conn.create(Self.template(), sensitive: TPM2B_SENSITIVE_CREATE(), under: srk, what: "HMAC key")
         }
     }
-
 
     /// Maximum input for one `TPM2_HMAC` call (TPM2B_MAX_BUFFER).
     public static let maxData = 1024
@@ -64,12 +64,16 @@ public struct TagKey {
         return try conn.withStorageKey { srk in
             if verifyParent && srk.name != blob.parentName { throw TPMError.parentMismatch }
             return try conn.withLoaded(blob, parent: srk) { key in
-                try conn.withSession(.saltedHMAC, saltKey: srk,
-                                     attributes: TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT) { session in
+                try conn.withSession(
+                    .saltedHMAC, saltKey: srk,
+                    attributes: TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT
+                ) { session in
                     var out: UnsafeMutablePointer<TPM2B_DIGEST>?
-                    try conn.check(Esys_HMAC(esys, key, session, ESYS_TR_NONE, ESYS_TR_NONE,
-                                             &buffer, TPM2_ALG_SHA256, &out),
-                                   "Esys_HMAC")
+                    try conn.check(
+                        Esys_HMAC(
+                            esys, key, session, ESYS_TR_NONE, ESYS_TR_NONE,
+                            &buffer, TPM2_ALG_SHA256, &out),
+                        "Esys_HMAC")
                     defer { TPM2BBytes.wipeAndFree(out) }
                     guard let out else {
                         throw TPMError.tpm(ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_HMAC output")

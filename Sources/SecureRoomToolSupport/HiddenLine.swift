@@ -51,8 +51,10 @@ public enum HiddenLine {
     private enum Step { case keep, erase, skip, end }
 
     /// Reads byte by byte, letting `decide` classify each one.
-    private static func collect(limit: Int, atEndOfInput: Step? = nil, within timeLimit: InputTimeLimit? = nil,
-                                _ decide: (UInt8, Int) throws -> Step) throws -> SecretBytes {
+    private static func collect(
+        limit: Int, atEndOfInput: Step? = nil, within timeLimit: InputTimeLimit? = nil,
+        _ decide: (UInt8, Int) throws -> Step
+    ) throws -> SecretBytes {
         let buffer = SecretBytes(count: limit)
         var length = 0
         var sawAnything = false

@@ -6,8 +6,9 @@ import Glibc
 public enum SystemLog {
     /// Opens the log under `identity` (the program name).
     public static func open(identity: StaticString) {
-        openlog(identity.utf8Start.withMemoryRebound(to: CChar.self, capacity: identity.utf8CodeUnitCount + 1) { $0 },
-                LOG_PID, LOG_AUTHPRIV)
+        openlog(
+            identity.utf8Start.withMemoryRebound(to: CChar.self, capacity: identity.utf8CodeUnitCount + 1) { $0 },
+            LOG_PID, LOG_AUTHPRIV)
     }
 
     /// Logs a notice (sets, resets, changes).

@@ -43,7 +43,9 @@ struct VaultCipher {
         sealKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-seal")
         titleKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-title")
         attributeKey = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-attribute")
-        keyCheck = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-check").withUnsafeBytes { Array($0) }
+        keyCheck = SealedKeys.derive(dataKey, salt: vaultID, info: "secureroom/1 vault-check").withUnsafeBytes {
+            Array($0)
+        }
         self.vaultID = vaultID
     }
 
@@ -64,7 +66,9 @@ struct VaultCipher {
     /// adds (its label is its title, no attributes, text/plain), so that the vault tool's
     /// own secrets stay readable by a version that knows only layout 1; else in layout 2.
     func seal(_ secret: VaultSecret, titleMAC: [UInt8]) throws -> [UInt8] {
-        let plain = secret.label == secret.title && secret.attributes.isEmpty && secret.contentType == VaultSecret.defaultContentType
+        let plain =
+            secret.label == secret.title && secret.attributes.isEmpty
+            && secret.contentType == VaultSecret.defaultContentType
         var header: [UInt8] = [plain ? 1 : 2]
         header += Self.bigEndian(UInt64(bitPattern: secret.created), bytes: 8)
         header += Self.bigEndian(UInt64(bitPattern: secret.modified), bytes: 8)
@@ -72,7 +76,9 @@ struct VaultCipher {
             Self.appendField(Array(field.utf8), to: &header)
         }
         if !plain { header += Self.bigEndian(UInt64(secret.attributes.count), bytes: 4) }
-        for (name, value) in secret.attributes.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
+        for (name, value) in secret.attributes.sorted(by: {
+            Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8))
+        }) {
             Self.appendField(Array(name.utf8), to: &header)
             Self.appendField(Array(value.utf8), to: &header)
         }
@@ -103,13 +109,19 @@ struct VaultCipher {
             let created = Int64(bitPattern: try reader.integer(8))
             let modified = Int64(bitPattern: try reader.integer(8))
             let title = try reader.text()
-            guard titleMAC == self.titleMAC(title) else { throw VaultError.damaged("a secret's title does not match its row") }
-            var label = title, contentType = VaultSecret.defaultContentType, attributes: [String: String] = [:]
+            guard titleMAC == self.titleMAC(title) else {
+                throw VaultError.damaged("a secret's title does not match its row")
+            }
+            var label = title
+            var contentType = VaultSecret.defaultContentType
+            var attributes: [String: String] = [:]
             if layout == 2 {
                 label = try reader.text()
                 contentType = try reader.text()
                 let count = try reader.integer(4)
-                guard count <= UInt64(Self.maximumAttributeCount) else { throw VaultError.damaged("a secret has too many attributes") }
+                guard count <= UInt64(Self.maximumAttributeCount) else {
+                    throw VaultError.damaged("a secret has too many attributes")
+                }
                 var previous: [UInt8]?
                 for _ in 0..<count {
                     let name = try reader.text()
@@ -124,8 +136,9 @@ struct VaultCipher {
                     }
                 }
             }
-            return VaultSecret(title: title, value: reader.rest(), created: created, modified: modified,
-                               label: label, attributes: attributes, contentType: contentType)
+            return VaultSecret(
+                title: title, value: reader.rest(), created: created, modified: modified,
+                label: label, attributes: attributes, contentType: contentType)
         }
         secret.id = titleMAC
         return secret
@@ -157,7 +170,7 @@ struct VaultCipher {
         mutating func text() throws -> String {
             let length = try integer(4)
             guard length <= UInt64(bytes.count - index),
-                  let text = String(validating: bytes[index..<index + Int(length)], as: UTF8.self)
+                let text = String(validating: bytes[index..<index + Int(length)], as: UTF8.self)
             else { throw VaultError.damaged("a secret has a malformed field") }
             index += Int(length)
             return text

@@ -24,12 +24,17 @@ public enum VaultError: Error, Equatable, CustomStringConvertible {
     /// One line for the user.
     public var description: String {
         switch self {
-        case let .locked(user): return "the vault of \(user) is locked; run 'secureroom-vault unlock' (or log in with your PIN)"
+        case let .locked(user):
+            return "the vault of \(user) is locked; run 'secureroom-vault unlock' (or log in with your PIN)"
         case let .missing(path): return "no vault at \(path); run 'secureroom-vault init' first"
         case let .notFound(title): return "no secret titled \(Self.quoted(title))"
         case .noSuchItem: return "no such secret (it may have been removed)"
-        case let .exists(title): return "a secret titled \(Self.quoted(title)) exists already (use --replace to overwrite it)"
-        case let .wrongKey(path): return "\(path) was sealed with another key than the unlocked one (vault replaced or file copied from elsewhere)"
+        case let .exists(title):
+            return "a secret titled \(Self.quoted(title)) exists already (use --replace to overwrite it)"
+        case let .wrongKey(path):
+            return
+                "\(path) was sealed with another key than the unlocked one (vault replaced or file copied from "
+                + "elsewhere)"
         case let .damaged(detail): return "the vault is damaged: \(detail)"
         case let .invalid(detail): return detail
         case let .database(path, message): return "\(path): \(message)"

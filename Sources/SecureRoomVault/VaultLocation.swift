@@ -47,14 +47,17 @@ public enum VaultLocation {
             throw VaultError.database(path: parent, message: String(cString: strerror(errno)))
         }
         guard info.st_mode & S_IFMT == S_IFDIR, info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
-            throw VaultError.insecure(path: parent, reason: "the vault's directory must be yours and writable by you only (mode 0700)")
+            throw VaultError.insecure(
+                path: parent, reason: "the vault's directory must be yours and writable by you only (mode 0700)")
         }
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT && !mustExist { return }
             if errno == ENOENT { throw VaultError.missing(path: path) }
             throw VaultError.database(path: path, message: String(cString: strerror(errno)))
         }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw VaultError.insecure(path: path, reason: "not a regular file (a symlink?)") }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw VaultError.insecure(path: path, reason: "not a regular file (a symlink?)")
+        }
         guard info.st_uid == geteuid() else { throw VaultError.insecure(path: path, reason: "not owned by you") }
         guard info.st_mode & 0o077 == 0 else {
             throw VaultError.insecure(path: path, reason: "readable or writable by others (run: chmod 600 \(path))")

@@ -23,8 +23,10 @@ public struct VaultSecret {
     public internal(set) var id: [UInt8] = []
 
     /// A secret from its parts; the label defaults to the title.
-    public init(title: String, value: SecretBytes, created: Int64, modified: Int64, label: String? = nil,
-                attributes: [String: String] = [:], contentType: String = VaultSecret.defaultContentType) {
+    public init(
+        title: String, value: SecretBytes, created: Int64, modified: Int64, label: String? = nil,
+        attributes: [String: String] = [:], contentType: String = VaultSecret.defaultContentType
+    ) {
         self.title = title
         self.value = value
         self.created = created

@@ -19,8 +19,10 @@ public final class VaultStore {
     /// Opens (or, with `create`, creates) the vault at `path` with `dataKey`; throws
     /// `wrongKey` if the vault was sealed with another key.
     /// `busyTimeout`: how long each statement waits for another writer, in milliseconds.
-    public init(path: String, dataKey: SecretBytes, create: Bool, busyTimeout: Int32 = 30_000,
-                now: @escaping () -> Int64 = { Int64(time(nil)) }) throws {
+    public init(
+        path: String, dataKey: SecretBytes, create: Bool, busyTimeout: Int32 = 30_000,
+        now: @escaping () -> Int64 = { Int64(time(nil)) }
+    ) throws {
         self.path = path
         self.now = now
         try VaultLocation.checkFile(path, mustExist: !create)
@@ -33,13 +35,18 @@ public final class VaultStore {
         do {
             let database = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeout)
             self.database = database
-            let meta = try database.transaction(immediate: false) { try Self.meta(database) }
+            let meta =
+                try database.transaction(immediate: false) { try Self.meta(database) }
                 ?? (try Self.initialize(database, dataKey: dataKey))
             cipher = VaultCipher(dataKey: dataKey, vaultID: meta.vaultID)
             let check = cipher.keyCheck.withUnsafeBytes { SecretBytes(copying: $0) }
-            guard meta.keyCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else { throw VaultError.wrongKey(path: path) }
+            guard meta.keyCheck.withUnsafeBytes({ check.constantTimeEquals($0) }) else {
+                throw VaultError.wrongKey(path: path)
+            }
             // A vault made before the attribute index gains it once, by its key's holder.
-            if !meta.indexesAttributes { try database.transaction(immediate: true) { _ = try database.run(Self.createAttributeTable) } }
+            if !meta.indexesAttributes {
+                try database.transaction(immediate: true) { _ = try database.run(Self.createAttributeTable) }
+            }
         } catch let error as SQLiteError {
             throw Self.translate(error, path: path)
         }
@@ -57,7 +64,8 @@ public final class VaultStore {
     /// process that died before its first commit).
     private static func meta(_ database: SQLiteConnection) throws -> Meta? {
         var tables: Set<String> = []
-        try database.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'attribute')") { row in
+        try database.forEachRow("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('meta', 'attribute')")
+        { row in
             tables.insert(String(decoding: row.blob(at: 0), as: UTF8.self))
         }
         guard tables.contains("meta") else { return nil }
@@ -82,13 +90,19 @@ public final class VaultStore {
         _ = try database.firstBlob("PRAGMA journal_mode = WAL")
         return try database.transaction(immediate: true) {
             if let existing = try meta(database) { return existing }
-            try database.run("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
-            try database.run("CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) WITHOUT ROWID")
+            try database.run(
+                "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID")
+            try database.run(
+                "CREATE TABLE IF NOT EXISTS secret (title_mac BLOB PRIMARY KEY NOT NULL, sealed BLOB NOT NULL) "
+                    + "WITHOUT ROWID"
+            )
             try database.run(createAttributeTable)
             let vaultID = try SecretBytes.random(count: 16).withUnsafeBytes { Array($0) }
             let check = VaultCipher(dataKey: dataKey, vaultID: vaultID).keyCheck
-            try database.run("INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?1), ('key-check', ?2)",
-                             [vaultID, check])
+            try database.run(
+                "INSERT INTO meta (name, value) VALUES ('format', CAST('1' AS BLOB)), ('vault-id', ?1), "
+                    + "('key-check', ?2)",
+                [vaultID, check])
             return Meta(vaultID: vaultID, keyCheck: check, indexesAttributes: true)
         }
     }
@@ -119,7 +133,9 @@ public final class VaultStore {
                 var secret = VaultSecret(title: title, value: value, created: now, modified: now)
                 if let old = try openedRow(mac) {
                     guard replace else { throw VaultError.exists(title: title) }
-                    (secret.created, secret.label, secret.attributes, secret.contentType) = (old.created, old.label, old.attributes, old.contentType)
+                    (secret.created, secret.label, secret.attributes, secret.contentType) = (
+                        old.created, old.label, old.attributes, old.contentType
+                    )
                 }
                 try put(secret, at: mac)
             }
@@ -151,21 +167,28 @@ public final class VaultStore {
     /// label (made unique with " (2)", " (3)", …), or, with `replace`, the row whose
     /// attributes are exactly `attributes` overwritten (its title and creation date kept).
     /// Returns the secret as stored and whether it replaced one.
-    public func create(label: String, attributes: [String: String], contentType: String, value: SecretBytes,
-                       replace: Bool) throws -> (secret: VaultSecret, replaced: Bool) {
+    public func create(
+        label: String, attributes: [String: String], contentType: String, value: SecretBytes,
+        replace: Bool
+    ) throws -> (secret: VaultSecret, replaced: Bool) {
         try Self.validate(label: label, attributes: attributes, contentType: contentType)
         try Self.validate(value: value)
         return try write {
             let now = now()
             // No attributes name no item: an empty set would match every secret added by the CLI.
-            if replace, !attributes.isEmpty, var existing = try matching(attributes).first(where: { $0.attributes == attributes }) {
-                (existing.label, existing.contentType, existing.value, existing.modified) = (label, contentType, value, now)
+            if replace, !attributes.isEmpty,
+                var existing = try matching(attributes).first(where: { $0.attributes == attributes })
+            {
+                (existing.label, existing.contentType, existing.value, existing.modified) = (
+                    label, contentType, value, now
+                )
                 try put(existing, at: existing.id)
                 return (existing, true)
             }
             let title = try uniqueTitle(for: label)
-            var secret = VaultSecret(title: title, value: value, created: now, modified: now, label: label,
-                                     attributes: attributes, contentType: contentType)
+            var secret = VaultSecret(
+                title: title, value: value, created: now, modified: now, label: label,
+                attributes: attributes, contentType: contentType)
             secret.id = cipher.titleMAC(title)
             try put(secret, at: secret.id)
             return (secret, false)
@@ -194,8 +217,10 @@ public final class VaultStore {
 
     /// Changes what is given of the secret `id` (label, attributes, value and its content
     /// type).
-    public func update(id: [UInt8], label: String? = nil, attributes: [String: String]? = nil,
-                       value: (SecretBytes, contentType: String)? = nil) throws {
+    public func update(
+        id: [UInt8], label: String? = nil, attributes: [String: String]? = nil,
+        value: (SecretBytes, contentType: String)? = nil
+    ) throws {
         if let value { try Self.validate(value: value.0) }
         try write {
             guard var secret = try openedRow(id) else { throw VaultError.noSuchItem }
@@ -220,8 +245,10 @@ public final class VaultStore {
         let macs = attributes.map { cipher.attributeMAC(name: $0.key, value: $0.value) }
         var query = "SELECT title_mac, sealed FROM secret"
         if !macs.isEmpty {
-            query += " WHERE title_mac IN ("
-                + macs.indices.map { "SELECT title_mac FROM attribute WHERE mac = ?\($0 + 1)" }.joined(separator: " INTERSECT ") + ")"
+            query +=
+                " WHERE title_mac IN ("
+                + macs.indices.map { "SELECT title_mac FROM attribute WHERE mac = ?\($0 + 1)" }.joined(
+                    separator: " INTERSECT ") + ")"
         }
         var secrets: [VaultSecret] = []
         try database.forEachRow(query, macs) { row in
@@ -234,17 +261,22 @@ public final class VaultStore {
     /// Within a write transaction: seals `secret` into the row `mac` and rewrites its
     /// attribute index.
     private func put(_ secret: VaultSecret, at mac: [UInt8]) throws {
-        try database.run("INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?1, ?2)", [mac, try cipher.seal(secret, titleMAC: mac)])
+        try database.run(
+            "INSERT OR REPLACE INTO secret (title_mac, sealed) VALUES (?1, ?2)",
+            [mac, try cipher.seal(secret, titleMAC: mac)])
         try database.run("DELETE FROM attribute WHERE title_mac = ?1", [mac])
         for (name, value) in secret.attributes {
-            try database.run("INSERT OR IGNORE INTO attribute (mac, title_mac) VALUES (?1, ?2)",
-                             [cipher.attributeMAC(name: name, value: value), mac])
+            try database.run(
+                "INSERT OR IGNORE INTO attribute (mac, title_mac) VALUES (?1, ?2)",
+                [cipher.attributeMAC(name: name, value: value), mac])
         }
     }
 
     /// The secret titled `title`.
     public func secret(titled title: String) throws -> VaultSecret {
-        guard let secret = try read({ try openedRow(cipher.titleMAC(title)) }) else { throw VaultError.notFound(title: title) }
+        guard let secret = try read({ try openedRow(cipher.titleMAC(title)) }) else {
+            throw VaultError.notFound(title: title)
+        }
         return secret
     }
 
@@ -282,25 +314,35 @@ public final class VaultStore {
     private static func validate(title: String) throws {
         let length = title.utf8.count
         guard length > 0, length <= VaultCipher.maximumTitleLength else {
-            throw VaultError.invalid("a title is 1 to \(VaultCipher.maximumTitleLength) bytes of UTF-8 (this one is \(length))")
+            throw VaultError.invalid(
+                "a title is 1 to \(VaultCipher.maximumTitleLength) bytes of UTF-8 (this one is \(length))")
         }
         guard !title.utf8.contains(0) else { throw VaultError.invalid("a title cannot contain a NUL byte") }
     }
 
     private static func validate(value: SecretBytes) throws {
         guard value.count <= VaultCipher.maximumValueLength else {
-            throw VaultError.invalid("a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
+            throw VaultError.invalid(
+                "a value is at most \(VaultCipher.maximumValueLength) bytes (this one is \(value.count))")
         }
     }
 
     private static func validate(label: String, attributes: [String: String], contentType: String) throws {
         let limit = VaultCipher.maximumTitleLength
-        guard label.utf8.count <= limit else { throw VaultError.invalid("a label is at most \(limit) bytes (this one is \(label.utf8.count))") }
+        guard label.utf8.count <= limit else {
+            throw VaultError.invalid("a label is at most \(limit) bytes (this one is \(label.utf8.count))")
+        }
         guard attributes.count <= VaultCipher.maximumAttributeCount else {
-            throw VaultError.invalid("a secret has at most \(VaultCipher.maximumAttributeCount) attributes (this one has \(attributes.count))")
+            throw VaultError.invalid(
+                "a secret has at most \(VaultCipher.maximumAttributeCount) attributes (this one has "
+                    + "\(attributes.count))"
+            )
         }
         for (name, value) in attributes where name.isEmpty || name.utf8.count > limit || value.utf8.count > limit {
-            throw VaultError.invalid("an attribute's name is 1 to \(limit) bytes and its value at most \(limit) (\(VaultError.quoted(name)) is not)")
+            throw VaultError.invalid(
+                "an attribute's name is 1 to \(limit) bytes and its value at most \(limit) "
+                    + "(\(VaultError.quoted(name)) is not)"
+            )
         }
         guard contentType.utf8.count <= VaultCipher.maximumContentTypeLength else {
             throw VaultError.invalid("a content type is at most \(VaultCipher.maximumContentTypeLength) bytes")

@@ -7,12 +7,12 @@ struct AddCommand: ParsableCommand {
         commandName: "add",
         abstract: "Store a secret under TITLE.",
         discussion: """
-        On a terminal the value is typed at a masked prompt (one line, nothing shown). \
-        Otherwise every byte of standard input is the value, stored exactly (a final \
-        newline included), up to 1 MiB. A title that exists already is refused unless \
-        --replace is given. Needs an unlocked vault; the vault file is created by the \
-        first 'add' after 'init' if it is missing.
-        """)
+            On a terminal the value is typed at a masked prompt (one line, nothing shown). \
+            Otherwise every byte of standard input is the value, stored exactly (a final \
+            newline included), up to 1 MiB. A title that exists already is refused unless \
+            --replace is given. Needs an unlocked vault; the vault file is created by the \
+            first 'add' after 'init' if it is missing.
+            """)
 
     @Argument(help: "The secret's title (1 to 1024 bytes).")
     var title: String

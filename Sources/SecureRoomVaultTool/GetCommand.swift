@@ -6,7 +6,8 @@ struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Write the value of the secret TITLE to standard output, and nothing else.",
-        discussion: "The value is written exactly as stored (no newline added). Exit status 4 if there is no such secret.")
+        discussion:
+            "The value is written exactly as stored (no newline added). Exit status 4 if there is no such secret.")
 
     @Argument(help: "The secret's title.")
     var title: String

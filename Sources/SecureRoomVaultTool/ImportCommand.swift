@@ -1,6 +1,6 @@
 import ArgumentParser
-import FoundationEssentials
 import CSecureRoomSystem
+import FoundationEssentials
 import Glibc
 import SecureRoomCore
 import SecureRoomVault
@@ -11,12 +11,12 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Store the secrets in a JSON array read from standard input, all or none.",
         discussion: """
-        The input is an array of {"title": "...", "value": "..."} objects, at most 256 MiB; \
-        each value is stored as the UTF-8 of its string (use 'add' for binary values). The \
-        secrets are written in one transaction: if any title exists already (without \
-        --replace), appears twice, or is invalid, nothing is stored. The input is \
-        plaintext; delete it afterwards.
-        """)
+            The input is an array of {"title": "...", "value": "..."} objects, at most 256 MiB; \
+            each value is stored as the UTF-8 of its string (use 'add' for binary values). The \
+            secrets are written in one transaction: if any title exists already (without \
+            --replace), appears twice, or is invalid, nothing is stored. The input is \
+            plaintext; delete it afterwards.
+            """)
 
     @Flag(help: "Overwrite secrets with the same titles.")
     var replace = false
@@ -53,7 +53,8 @@ struct ImportCommand: ParsableCommand {
         do {
             entries = try input.withUnsafeBytes { bytes in
                 guard let base = bytes.baseAddress, !bytes.isEmpty else { throw VaultError.invalid("empty input") }
-                let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
+                let view = Data(
+                    bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
                 return try JSONDecoder().decode([Entry].self, from: view)
             }
         } catch {

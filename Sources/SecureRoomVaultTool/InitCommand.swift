@@ -11,17 +11,17 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Set up your vault: a data key wrapped under your PIN, a recovery key, and the vault file.",
         discussion: """
-        Asks for your PIN (checked as at login; a wrong one counts). Then a random data \
-        key is made and stored twice by the system: wrapped under your PIN, and under a \
-        recovery key printed here once. Write the recovery key down and keep it offline: \
-        if you forget your PIN, an administrator can give you a new one that still opens \
-        the vault ('secureroom set USER --recovery-key'). The vault is left unlocked.
+            Asks for your PIN (checked as at login; a wrong one counts). Then a random data \
+            key is made and stored twice by the system: wrapped under your PIN, and under a \
+            recovery key printed here once. Write the recovery key down and keep it offline: \
+            if you forget your PIN, an administrator can give you a new one that still opens \
+            the vault ('secureroom set USER --recovery-key'). The vault is left unlocked.
 
-        --replace starts over with new keys when your old vault key is gone (after an \
-        administrator set a PIN with --force, or wipe_after erased it). The old vault file, \
-        if any, is moved aside to FILE.replaced-TIME; its secrets stay unreadable unless \
-        the old recovery key is used first.
-        """)
+            --replace starts over with new keys when your old vault key is gone (after an \
+            administrator set a PIN with --force, or wipe_after erased it). The old vault file, \
+            if any, is moved aside to FILE.replaced-TIME; its secrets stay unreadable unless \
+            the old recovery key is used first.
+            """)
 
     @Flag(help: "Replace an existing vault key and recovery key (the old vault becomes unreadable).")
     var replace = false
@@ -53,8 +53,9 @@ struct InitCommand: ParsableCommand {
             print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n")
             if replace { try moveAside(path) }
             _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
-            try keyring.store(vaultKey, timeout: configuration.vaultTimeout,
-                              sessionBound: SessionCounter(path: configuration.sessionDirectory).hasLiveSessions(of: user))
+            try keyring.store(
+                vaultKey, timeout: configuration.vaultTimeout,
+                sessionBound: SessionCounter(path: configuration.sessionDirectory).hasLiveSessions(of: user))
             print("Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).")
         }
     }

@@ -10,12 +10,12 @@ struct ListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List the secrets' titles with when each was added and last changed.",
         discussion: """
-        One line per secret, sorted by title: added and changed (UTC), then the title, \
-        with control characters and backslashes escaped (\\n, \\t, \\\\, \\xNN). --json \
-        prints an array of {"title", "created", "modified", "label", "attributes"} with titles exactly as stored, \
-        and each secret's "label" and "attributes" (what Secret Service applications see; \
-        see 'serve').
-        """)
+            One line per secret, sorted by title: added and changed (UTC), then the title, \
+            with control characters and backslashes escaped (\\n, \\t, \\\\, \\xNN). --json \
+            prints an array of {"title", "created", "modified", "label", "attributes"} with titles exactly as stored, \
+            and each secret's "label" and "attributes" (what Secret Service applications see; \
+            see 'serve').
+            """)
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -26,12 +26,18 @@ struct ListCommand: ParsableCommand {
         try reportingFailures {
             let secrets = try vault.open().secrets()
             if json {
-                let entries = secrets.map { Entry(title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified),
-                                                 label: $0.label, attributes: $0.attributes) }
+                let entries = secrets.map {
+                    Entry(
+                        title: $0.title, created: ISO8601.utc($0.created), modified: ISO8601.utc($0.modified),
+                        label: $0.label, attributes: $0.attributes)
+                }
                 print(try JSONOutput.text(entries, pretty: true))
             } else {
                 for secret in secrets {
-                    print("\(ISO8601.utc(secret.created))  \(ISO8601.utc(secret.modified))  \(TitleText.escaped(secret.title))")
+                    print(
+                        "\(ISO8601.utc(secret.created))  \(ISO8601.utc(secret.modified))  "
+                            + "\(TitleText.escaped(secret.title))"
+                    )
                 }
             }
         }

@@ -48,34 +48,40 @@ private final class ConversationContext {
 
 /// The conversation: hidden prompts read a PIN (PIN pad on a terminal, else a line),
 /// messages go to standard error. Responses are malloc'd, as libpam frees them.
-private let converse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<pam_message>?>?,
-                                      UnsafeMutablePointer<UnsafeMutablePointer<pam_response>?>?,
-                                      UnsafeMutableRawPointer?) -> Int32 = { count, messages, responses, data in
-    guard count > 0, let messages, let responses, let data,
-          let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?.assumingMemoryBound(to: pam_response.self)
-    else { return PAM_CONV_ERR }
-    let context = Unmanaged<ConversationContext>.fromOpaque(data).takeUnretainedValue()
-    for index in 0..<Int(count) {
-        guard let message = messages[index]?.pointee else { continue }
-        let text = message.msg.map { String(cString: $0) } ?? ""
-        switch message.msg_style {
-        case PAM_PROMPT_ECHO_OFF:
-            guard let pin = try? PINEntry.read(prompt: text, format: context.format, forceLine: context.fromStdin),
-                  let response = malloc(pin.count + 1)
-            else { return abandon(replies, answered: index) }
-            pin.withUnsafeBytes { if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) } }
-            response.storeBytes(of: 0, toByteOffset: pin.count, as: UInt8.self)
-            replies[index].resp = response.assumingMemoryBound(to: CChar.self)
-        case PAM_ERROR_MSG, PAM_TEXT_INFO:
-            ToolOutput.writeError(text + "\n")
-        default:
-            // No visible-echo questions: the vault asks only for the PIN.
-            return abandon(replies, answered: index)
+private let converse:
+    @convention(c) (
+        Int32, UnsafeMutablePointer<UnsafePointer<pam_message>?>?,
+        UnsafeMutablePointer<UnsafeMutablePointer<pam_response>?>?,
+        UnsafeMutableRawPointer?
+    ) -> Int32 = { count, messages, responses, data in
+        guard count > 0, let messages, let responses, let data,
+            let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?.assumingMemoryBound(
+                to: pam_response.self)
+        else { return PAM_CONV_ERR }
+        let context = Unmanaged<ConversationContext>.fromOpaque(data).takeUnretainedValue()
+        for index in 0..<Int(count) {
+            guard let message = messages[index]?.pointee else { continue }
+            let text = message.msg.map { String(cString: $0) } ?? ""
+            switch message.msg_style {
+            case PAM_PROMPT_ECHO_OFF:
+                guard let pin = try? PINEntry.read(prompt: text, format: context.format, forceLine: context.fromStdin),
+                    let response = malloc(pin.count + 1)
+                else { return abandon(replies, answered: index) }
+                pin.withUnsafeBytes {
+                    if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) }
+                }
+                response.storeBytes(of: 0, toByteOffset: pin.count, as: UInt8.self)
+                replies[index].resp = response.assumingMemoryBound(to: CChar.self)
+            case PAM_ERROR_MSG, PAM_TEXT_INFO:
+                ToolOutput.writeError(text + "\n")
+            default:
+                // No visible-echo questions: the vault asks only for the PIN.
+                return abandon(replies, answered: index)
+            }
         }
+        responses.pointee = replies
+        return PAM_SUCCESS
     }
-    responses.pointee = replies
-    return PAM_SUCCESS
-}
 
 /// A conversation that fails after answering `answered` prompts: those answers (PINs) are
 /// wiped before they are freed, then the array; PAM_CONV_ERR.

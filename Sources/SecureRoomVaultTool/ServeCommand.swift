@@ -10,27 +10,30 @@ import SecureRoomVault
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Provide the vault to applications as the Secret Service (org.freedesktop.secrets) of your session bus.",
+        abstract:
+            "Provide the vault to applications as the Secret Service (org.freedesktop.secrets) of your session bus.",
         discussion: """
-        Runs in the foreground: what the systemd user unit secureroom-secrets.service and \
-        the D-Bus activation file start when an application first asks for \
-        org.freedesktop.secrets. Applications that use libsecret (secret-tool, browsers, \
-        git's credential helper) then keep their secrets in this vault, as items with a \
-        label and attributes; 'list' and 'get' see the same items by title. If another \
-        provider (gnome-keyring, KeePassXC) owns the name, serve says which and exits \
-        with status 5: it never takes the name over. Without a vault file it exits with \
-        status 6 and leaves the name to others.
+            Runs in the foreground: what the systemd user unit secureroom-secrets.service and \
+            the D-Bus activation file start when an application first asks for \
+            org.freedesktop.secrets. Applications that use libsecret (secret-tool, browsers, \
+            git's credential helper) then keep their secrets in this vault, as items with a \
+            label and attributes; 'list' and 'get' see the same items by title. If another \
+            provider (gnome-keyring, KeePassXC) owns the name, serve says which and exits \
+            with status 5: it never takes the name over. Without a vault file it exits with \
+            status 6 and leaves the name to others.
 
-        The vault must be unlocked (by logging in with your PIN, or 'secureroom-vault \
-        unlock'): serve reads the key from your kernel keyring at each request, so \
-        when the vault locks, the next request is refused with \
-        org.freedesktop.Secret.Error.IsLocked. An application that asks to unlock gets \
-        a prompt that waits --prompt-timeout seconds for 'secureroom-vault unlock'; \
-        serve never asks for the PIN itself. Events are logged on standard error (the \
-        journal, under systemd), never a secret, a label or an attribute.
-        """)
+            The vault must be unlocked (by logging in with your PIN, or 'secureroom-vault \
+            unlock'): serve reads the key from your kernel keyring at each request, so \
+            when the vault locks, the next request is refused with \
+            org.freedesktop.Secret.Error.IsLocked. An application that asks to unlock gets \
+            a prompt that waits --prompt-timeout seconds for 'secureroom-vault unlock'; \
+            serve never asks for the PIN itself. Events are logged on standard error (the \
+            journal, under systemd), never a secret, a label or an attribute.
+            """)
 
-    @Option(help: ArgumentHelp("How long an unlock prompt waits for 'secureroom-vault unlock' (1 to 3600).", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "How long an unlock prompt waits for 'secureroom-vault unlock' (1 to 3600).", valueName: "seconds"))
     var promptTimeout: Int64 = 60
 
     @OptionGroup var vault: VaultOptions
@@ -46,8 +49,9 @@ struct ServeCommand: ParsableCommand {
             let path = try vault.path()
             // Without a vault, the name is left to whichever provider the user does use.
             guard access(path, F_OK) == 0 else {
-                printError("no vault at \(path); run 'secureroom-vault init' first (serve does not take "
-                           + "\(SecretService.busName) without one)")
+                printError(
+                    "no vault at \(path); run 'secureroom-vault init' first (serve does not take "
+                        + "\(SecretService.busName) without one)")
                 throw ExitStatus.noVault
             }
             let keyring = try VaultKeyring.current()
@@ -57,8 +61,9 @@ struct ServeCommand: ParsableCommand {
                 path: path,
                 unlockedStore: {
                     guard let (key, _) = try keyring.load(checkingSessionsIn: sessions) else { return nil }
-                    return try VaultStore(path: path, dataKey: key, create: false,
-                                          busyTimeout: SecretService.busyTimeoutMilliseconds)
+                    return try VaultStore(
+                        path: path, dataKey: key, create: false,
+                        busyTimeout: SecretService.busyTimeoutMilliseconds)
                 },
                 lock: { _ = try keyring.remove() })
             let service = SecretService(vault: access, promptTimeout: promptTimeout) {

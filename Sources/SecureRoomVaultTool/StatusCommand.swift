@@ -27,20 +27,28 @@ struct StatusCommand: ParsableCommand {
             }
             let sessionBound = unlocked == nil ? nil : try keyring.isSessionBound()
             if json {
-                let report = Report(unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, session_bound: sessionBound,
-                                    file: path, secrets: secrets)
+                let report = Report(
+                    unlocked: unlocked != nil, seconds_left: unlocked?.secondsLeft, session_bound: sessionBound,
+                    file: path, secrets: secrets)
                 print(try JSONOutput.text(report, pretty: true))
             } else if let (_, left) = unlocked {
-                print("Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left; "
-                      + (sessionBound == true ? "it also locks when your last login session ends."
-                         : "only the timeout locks it (no login session of yours was counted when it was unlocked)."))
+                print(
+                    "Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left; "
+                        + (sessionBound == true
+                            ? "it also locks when your last login session ends."
+                            : "only the timeout locks it (no login session of yours was counted when it was unlocked).")
+                )
                 print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")
-            } else if let explanation = try vaultState(of: keyring.user, try systemConfiguration()).explanation(for: keyring.user) {
+            } else if let explanation = try vaultState(of: keyring.user, try systemConfiguration()).explanation(
+                for: keyring.user)
+            {
                 print("Vault of \(keyring.user): closed. \(explanation)")
                 print("File: \(path)")
             } else {
-                print("Vault of \(keyring.user): locked (it locks itself vault_timeout after it was unlocked, and when your "
-                      + "last session closes). Run 'secureroom-vault unlock' to open it.")
+                print(
+                    "Vault of \(keyring.user): locked (it locks itself vault_timeout after it was unlocked, and "
+                        + "when your "
+                        + "last session closes). Run 'secureroom-vault unlock' to open it.")
                 print("File: \(path)")
             }
             if unlocked == nil { throw ExitStatus.locked }

@@ -11,15 +11,15 @@ struct UnlockCommand: ParsableCommand {
         commandName: "unlock",
         abstract: "Unlock the vault with your PIN, through the PAM service secureroom-vault.",
         discussion: """
-        Asks for your PIN on the PIN pad and checks it through PAM (/etc/pam.d/secureroom-vault): \
-        the same lockout as at login applies, and a wrong PIN counts. On success the \
-        vault's key is in your kernel keyring for vault_timeout (default 15 minutes). \
-        With --stdin the PIN is read as one line from standard input.
+            Asks for your PIN on the PIN pad and checks it through PAM (/etc/pam.d/secureroom-vault): \
+            the same lockout as at login applies, and a wrong PIN counts. On success the \
+            vault's key is in your kernel keyring for vault_timeout (default 15 minutes). \
+            With --stdin the PIN is read as one line from standard input.
 
-        When a PIN cannot open the vault (no PIN, no vault yet, a vault key erased by \
-        wipe_after or kept only by the recovery key, SecureRoom not set up), it says so and \
-        what to run instead, without asking for the PIN.
-        """)
+            When a PIN cannot open the vault (no PIN, no vault yet, a vault key erased by \
+            wipe_after or kept only by the recovery key, SecureRoom not set up), it says so and \
+            what to run instead, without asking for the PIN.
+            """)
 
     @Flag(help: "Read the PIN as a line from standard input.")
     var stdin = false
@@ -49,7 +49,9 @@ struct UnlockCommand: ParsableCommand {
             guard let (_, secondsLeft) = try keyring.load() else {
                 // The state changed since it was read (an administrator, a wipe_after).
                 let state = try vaultState(of: keyring.user, configuration)
-                printError("PIN accepted, but " + (state.explanation(for: keyring.user) ?? "no vault key came with it; try again"))
+                printError(
+                    "PIN accepted, but "
+                        + (state.explanation(for: keyring.user) ?? "no vault key came with it; try again"))
                 throw ExitStatus.failure
             }
             print("Vault unlocked for \(DurationText.spoken(secondsLeft)).")

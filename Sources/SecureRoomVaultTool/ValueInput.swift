@@ -8,7 +8,8 @@ import SecureRoomVault
 enum ValueInput {
     /// Reads at most `limit` bytes; more is an error, not a truncation.
     static func read(prompt: String, limit: Int) throws -> SecretBytes {
-        isatty(STDIN_FILENO) == 1 ? try HiddenLine.readMasked(prompt: prompt, limit: min(limit, 4096)) : try readAll(limit: limit)
+        isatty(STDIN_FILENO) == 1
+            ? try HiddenLine.readMasked(prompt: prompt, limit: min(limit, 4096)) : try readAll(limit: limit)
     }
 
     private static func readAll(limit: Int) throws -> SecretBytes {
@@ -18,7 +19,9 @@ enum ValueInput {
             while length <= limit {
                 let count = Glibc.read(STDIN_FILENO, bytes.baseAddress?.advanced(by: length), limit + 1 - length)
                 if count < 0 && errno == EINTR { continue }
-                guard count >= 0 else { throw SecureRoomError.system(operation: "read", path: "standard input", errno: errno) }
+                guard count >= 0 else {
+                    throw SecureRoomError.system(operation: "read", path: "standard input", errno: errno)
+                }
                 if count == 0 { break }
                 length += count
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import SecureRoomCommandSupport
 import SecureRoomToolSupport
 
 /// `secureroom-vault`: a user's secrets, opened by their SecureRoom PIN.
@@ -9,37 +10,38 @@ struct VaultCommand: ParsableCommand {
         commandName: "secureroom-vault",
         abstract: "Keep secrets (a title and a value each), encrypted at rest, opened by your SecureRoom PIN.",
         discussion: """
-        The vault is a SQLite file in your data directory; every secret in it is sealed \
-        with a random data key, and titles are not stored in clear. The data key is \
-        itself kept by the system, wrapped under your PIN (and once more under a \
-        recovery key shown when the vault is set up).
+            The vault is a SQLite file in your data directory; every secret in it is sealed \
+            with a random data key, and titles are not stored in clear. The data key is \
+            itself kept by the system, wrapped under your PIN (and once more under a \
+            recovery key shown when the vault is set up).
 
-        Logging in with your PIN, or 'secureroom-vault unlock', puts the data key in your \
-        kernel keyring for vault_timeout (default 15 minutes); it is removed when that \
-        passes, when your last login session closes, or by 'secureroom-vault lock'. \
-        While it is there, 'get', 'add', 'list' and the rest ask for nothing.
+            Logging in with your PIN, or 'secureroom-vault unlock', puts the data key in your \
+            kernel keyring for vault_timeout (default 15 minutes); it is removed when that \
+            passes, when your last login session closes, or by 'secureroom-vault lock'. \
+            While it is there, 'get', 'add', 'list' and the rest ask for nothing.
 
-        EXIT STATUS
-          0   success
-          1   the operation failed (see the message)
-          2   wrong PIN (unlock, init)
-          3   the vault is locked (unlock it), or the PIN is locked
-          4   no secret with that title
-          5   another Secret Service provider owns org.freedesktop.secrets (serve)
-          6   no vault to serve: run 'secureroom-vault init' first (serve)
-          64  usage error
+            EXIT STATUS
+              0   success
+              1   the operation failed (see the message)
+              2   wrong PIN (unlock, init)
+              3   the vault is locked (unlock it), or the PIN is locked
+              4   no secret with that title
+              5   another Secret Service provider owns org.freedesktop.secrets (serve)
+              6   no vault to serve: run 'secureroom-vault init' first (serve)
+              64  usage error
 
-        FILES
-          $XDG_DATA_HOME/secureroom/vault.sqlite   the vault (default ~/.local/share/secureroom/), mode 0600
-          /etc/pam.d/secureroom-vault              the PAM service 'unlock' runs
-          /etc/security/secureroom.conf            options (vault_timeout=, wipe_after=)
-          /usr/lib/systemd/user/secureroom-secrets.service   the user unit that runs 'serve'
-          /usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service
-                                                   its D-Bus activation file
-        """,
-        version: "0.1.0",
+            FILES
+              $XDG_DATA_HOME/secureroom/vault.sqlite   the vault (default ~/.local/share/secureroom/), mode 0600
+              /etc/pam.d/secureroom-vault              the PAM service 'unlock' runs
+              /etc/security/secureroom.conf            options (vault_timeout=, wipe_after=)
+              /usr/lib/systemd/user/secureroom-secrets.service   the user unit that runs 'serve'
+              /usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service
+                                                       its D-Bus activation file
+            """,
+        version: releaseVersion,
         subcommands: [
-            InitCommand.self, AddCommand.self, ImportCommand.self, GetCommand.self, ListCommand.self, RemoveCommand.self,
+            InitCommand.self, AddCommand.self, ImportCommand.self, GetCommand.self, ListCommand.self,
+            RemoveCommand.self,
             RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self, ServeCommand.self,
         ]
     )
@@ -58,11 +60,13 @@ struct VaultCommand: ParsableCommand {
     private static func refuseArgumentsThatAreNotUTF8() {
         for index in 1..<Int(CommandLine.argc) {
             guard let argument = CommandLine.unsafeArgv[index] else { continue }
-            let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
-                                            count: strlen(argument))
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self),
+                count: strlen(argument))
             if String(validating: bytes, as: UTF8.self) == nil {
-                ToolOutput.writeError("secureroom-vault: argument \(index) is not valid UTF-8; titles must be text "
-                                      + "(they are compared byte for byte, and other bytes would be altered)\n")
+                ToolOutput.writeError(
+                    "secureroom-vault: argument \(index) is not valid UTF-8; titles must be text "
+                        + "(they are compared byte for byte, and other bytes would be altered)\n")
                 Glibc.exit(64)
             }
         }

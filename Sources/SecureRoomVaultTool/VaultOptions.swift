@@ -4,7 +4,9 @@ import SecureRoomVault
 
 /// Options every subcommand that opens the vault file shares.
 struct VaultOptions: ParsableArguments {
-    @Option(name: .customLong("file"), help: ArgumentHelp("The vault file (default: $XDG_DATA_HOME/secureroom/vault.sqlite).", valueName: "path"))
+    @Option(
+        name: .customLong("file"),
+        help: ArgumentHelp("The vault file (default: $XDG_DATA_HOME/secureroom/vault.sqlite).", valueName: "path"))
     var file: String?
 
     /// The vault file in effect.

@@ -8,8 +8,11 @@ final class AdminToolTests: XCTestCase {
 
     func testEverySubcommandHasHelpThatDocumentsItsOptions() throws {
         let expectations: [[String]: [String]] = [
-            []: ["init", "set", "change", "reset", "status", "policy", "tune", "EXIT STATUS", "/etc/security/secureroom.conf",
-                 "ANY USER (THEIR OWN PIN) SUBCOMMANDS:", "ROOT ONLY SUBCOMMANDS:", "enrol", "expire"],
+            []: [
+                "init", "set", "change", "reset", "status", "policy", "tune", "EXIT STATUS",
+                "/etc/security/secureroom.conf",
+                "ANY USER (THEIR OWN PIN) SUBCOMMANDS:", "ROOT ONLY SUBCOMMANDS:", "enrol", "expire",
+            ],
             ["enrol"]: ["--replace", "--stdin", "secureroom-enrol", "enrol_vault", "enrol_group", "secureroom change"],
             ["expire"]: ["<user>", "refuses the login", "must_change", "--dir"],
             ["tune"]: ["--target-ms", "--max-memory", "--lanes", "RFC 9106", "argon2_memory="],
@@ -25,7 +28,8 @@ final class AdminToolTests: XCTestCase {
             let result = try runProgram(Artifacts.cli, command + ["--help"])
             XCTAssertEqual(result.status, 0, "\(command)")
             for word in words {
-                XCTAssertTrue(result.output.contains(word), "`secureroom \(command.joined(separator: " ")) --help` lacks \(word)")
+                XCTAssertTrue(
+                    result.output.contains(word), "`secureroom \(command.joined(separator: " ")) --help` lacks \(word)")
             }
         }
     }
@@ -34,18 +38,23 @@ final class AdminToolTests: XCTestCase {
     /// line that says why and what to do instead (nothing is read or written).
     func testAdministratorsSubcommandsRefuseOtherUsersWithAReason() throws {
         let stage = try UnprivilegedStage(sandbox: try Sandbox())
-        for command in [["init"], ["set", "daemon"], ["expire", "daemon"], ["reset", "daemon"], ["status"], ["tpm", "status"],
-                        ["tpm", "harden"]] {
+        for command in [
+            ["init"], ["set", "daemon"], ["expire", "daemon"], ["reset", "daemon"], ["status"], ["tpm", "status"],
+            ["tpm", "harden"],
+        ] {
             let result = try stage.cli(as: 1, command)
             XCTAssertEqual(result.status, 1, "\(command)")
-            XCTAssertEqual(result.errorOutput, "secureroom: 'secureroom \(command.prefix(command[0] == "tpm" ? 2 : 1).joined(separator: " "))' "
-                           + "needs root: the PIN records are readable by root only; run it with sudo "
-                           + "(users change their own PIN with 'secureroom change')\n", "\(command)")
+            XCTAssertEqual(
+                result.errorOutput,
+                "secureroom: 'secureroom \(command.prefix(command[0] == "tpm" ? 2 : 1).joined(separator: " "))' "
+                    + "needs root: the PIN records are readable by root only; run it with sudo "
+                    + "(users change their own PIN with 'secureroom change')\n", "\(command)")
         }
     }
 
     func testTuneMeasuresRealArgon2AndProposesParametersWithinTheTarget() throws {
-        let result = try runProgram(Artifacts.cli, ["tune", "--target-ms", "60", "--max-memory", "16", "--lanes", "1", "--json"])
+        let result = try runProgram(
+            Artifacts.cli, ["tune", "--target-ms", "60", "--max-memory", "16", "--lanes", "1", "--json"])
         XCTAssertEqual(result.status, 0, result.errorOutput)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let proposal = try XCTUnwrap(object["proposal"] as? [String: Any])
@@ -100,7 +109,9 @@ final class AdminToolTests: XCTestCase {
         let sandbox = try Sandbox()
         try sandbox.enrol(user, pin: "7391")
         let status = try sandbox.status(user)
-        for key in ["user", "enrolled", "state", "failures", "locked_until", "disabled", "last_success", "last_failure"] {
+        for key in [
+            "user", "enrolled", "state", "failures", "locked_until", "disabled", "last_success", "last_failure",
+        ] {
             XCTAssertNotNil(status[key], key)
         }
         XCTAssertTrue(status["locked_until"] is NSNull)
@@ -113,8 +124,10 @@ final class AdminToolTests: XCTestCase {
         // A record made at other argon2 parameters than configured is shown as such.
         XCTAssertEqual(status["argon2"] as? String, "m=256,t=1,p=1")
         XCTAssertEqual(status["argon2_below_policy"] as? Bool, false)
-        try sandbox.write(sandbox.config, try String(contentsOfFile: sandbox.config, encoding: .utf8)
-                          .replacingOccurrences(of: "argon2_memory = 256", with: "argon2_memory = 512"), mode: 0o600)
+        try sandbox.write(
+            sandbox.config,
+            try String(contentsOfFile: sandbox.config, encoding: .utf8)
+                .replacingOccurrences(of: "argon2_memory = 256", with: "argon2_memory = 512"), mode: 0o600)
         XCTAssertEqual(try sandbox.status(user)["argon2_below_policy"] as? Bool, true)
         XCTAssertTrue(try sandbox.cli(["status"]).output.contains("m=256,t=1,p=1 (old: re-derived at next login)"))
     }
@@ -134,25 +147,32 @@ final class AdminToolTests: XCTestCase {
 
         let set = try sandbox.cli(["set", user, "--stdin"], input: "6028\n")
         XCTAssertEqual(set.status, 1)
-        XCTAssertEqual(set.errorOutput, "secureroom: \(reason); 'secureroom reset \(user)' moves it aside, then run this again\n")
+        XCTAssertEqual(
+            set.errorOutput, "secureroom: \(reason); 'secureroom reset \(user)' moves it aside, then run this again\n")
 
         let reset = try sandbox.cli(["reset", user])
         XCTAssertEqual(reset.status, 0, reset.errorOutput)
-        let aside = try FileManager.default.contentsOfDirectory(atPath: users).filter { $0.hasPrefix("\(user).lockout.corrupt-") }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: users).filter {
+            $0.hasPrefix("\(user).lockout.corrupt-")
+        }
         XCTAssertEqual(aside.count, 1, "kept for inspection")
         XCTAssertTrue(reset.output.contains("moved aside to \(aside.first ?? "?")"), reset.output)
         XCTAssertEqual(try sandbox.status(user)["state"] as? String, "open")
         try sandbox.probeService()
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["7391"]).code, PAMCode.success, "the PIN itself was fine")
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["7391"]).code, PAMCode.success, "the PIN itself was fine")
         XCTAssertEqual(try sandbox.cli(["set", user, "--stdin"], input: "6028\n").status, 0)
 
         // A credential nobody can read: moved aside, and the user has no PIN until `set`.
         try sandbox.write(users + "/\(user).credential", "SECUREROOM-CREDENTIAL/1\n", mode: 0o600)
         let resetAgain = try sandbox.cli(["reset", user])
         XCTAssertEqual(resetAgain.status, 0, resetAgain.errorOutput)
-        XCTAssertTrue(resetAgain.output.contains("\(user) has no PIN now; give one with: secureroom set \(user)"), resetAgain.output)
+        XCTAssertTrue(
+            resetAgain.output.contains("\(user) has no PIN now; give one with: secureroom set \(user)"),
+            resetAgain.output)
         XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, false)
-        XCTAssertEqual(try sandbox.cli(["set", user, "--stdin"], input: "6028\n").status, 0, "the hinted command works")
+        XCTAssertEqual(
+            try sandbox.cli(["set", user, "--stdin"], input: "6028\n").status, 0, "the hinted command works")
     }
 
     /// Waiting on a user's lock says, after a second, who holds it.
@@ -168,8 +188,10 @@ final class AdminToolTests: XCTestCase {
         usleep(300_000)
         let reset = try sandbox.cli(["reset", user])
         XCTAssertEqual(reset.status, 0, reset.errorOutput)
-        XCTAssertEqual(reset.errorOutput, "secureroom: waiting for \(lock), locked by pid \(holder.processIdentifier) (flock) "
-                       + "(giving up after 30 s)\n")
+        XCTAssertEqual(
+            reset.errorOutput,
+            "secureroom: waiting for \(lock), locked by pid \(holder.processIdentifier) (flock) "
+                + "(giving up after 30 s)\n")
     }
 
     func testChangeCountsAWrongCurrentPINAndChangesWithTheRightOne() throws {
@@ -205,12 +227,14 @@ final class AdminToolTests: XCTestCase {
         XCTAssertEqual((policy?["schedule"] as? [Any])?.count, 4)
         let check = try sandbox.cli(["policy", "check"], input: "6193\n1234\n8642\n12a4\n6028\n7391\n")
         XCTAssertEqual(check.status, 1)
-        XCTAssertEqual(check.lines, [
-            "1234: on the list of commonly chosen PINs; a sequence (constant step of 1)",
-            "8642: on the list of commonly chosen PINs; a sequence (constant step of -2)",
-            "12a4: not 4 ASCII digits",
-            "7391: on the list of commonly chosen PINs",
-        ])
+        XCTAssertEqual(
+            check.lines,
+            [
+                "1234: on the list of commonly chosen PINs; a sequence (constant step of 1)",
+                "8642: on the list of commonly chosen PINs; a sequence (constant step of -2)",
+                "12a4: not 4 ASCII digits",
+                "7391: on the list of commonly chosen PINs",
+            ])
         XCTAssertEqual(try sandbox.cli(["policy", "check"], input: "6193\n").status, 0)
     }
 

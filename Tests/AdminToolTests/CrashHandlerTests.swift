@@ -17,7 +17,9 @@ final class CrashHandlerTests: XCTestCase {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        let command = #"cd "$1" && PATH="$2:$PATH" exec env -u SWIFT_BACKTRACE secureroom change daemon --stdin --dir "$3" --config "$4""#
+        let command =
+            #"cd "$1" && PATH="$2:$PATH" exec env -u SWIFT_BACKTRACE "#
+            + #"secureroom change daemon --stdin --dir "$3" --config "$4""#
         process.arguments = ["-c", command, "sh", hostile, Artifacts.releaseDirectory, sandbox.state, sandbox.config]
         let input = Pipe()
         process.standardInput = input

@@ -23,9 +23,13 @@ final class DocumentationTests: XCTestCase {
     func testTheComponentsSectionNamesEveryTarget() throws {
         let package = try text("Package.swift")
         // Every `.target(`, `.executableTarget(` and `.systemLibrary(` (not the test targets).
-        let declared = Set(["target", "executableTarget", "systemLibrary"].flatMap { kind in
-            package.components(separatedBy: ".\(kind)(name: \"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
-        })
+        let pattern = try NSRegularExpression(
+            pattern: #"\.(?:target|executableTarget|systemLibrary)\(\s*name:\s*"(\w+)""#)
+        let whole = NSRange(package.startIndex..., in: package)
+        let declared = Set(
+            pattern.matches(in: package, range: whole).compactMap { match in
+                Range(match.range(at: 1), in: package).map { String(package[$0]) }
+            })
         XCTAssertGreaterThanOrEqual(declared.count, 20, "targets not found: \(declared.sorted())")
         let components = try section(try text("docs/DESIGN.md"), "## 2. Components")
         let missing = declared.filter { !components.contains($0) }
@@ -34,8 +38,10 @@ final class DocumentationTests: XCTestCase {
 
     /// docs/SECURITY.md's sections are numbered in order.
     func testSecuritySectionsAreInOrder() throws {
-        let numbers = try text("docs/SECURITY.md").split(separator: "\n").filter { $0.hasPrefix("## ") || $0.hasPrefix("### ") }
-            .map { line in line.split(separator: " ")[1].split(separator: ".").compactMap { Int($0) } }
+        let numbers = try text("docs/SECURITY.md").split(separator: "\n").filter {
+            $0.hasPrefix("## ") || $0.hasPrefix("### ")
+        }
+        .map { line in line.split(separator: " ")[1].split(separator: ".").compactMap { Int($0) } }
         XCTAssertGreaterThan(numbers.count, 10)
         XCTAssertEqual(numbers, numbers.sorted { $0.lexicographicallyPrecedes($1) }, "\(numbers)")
     }
@@ -44,9 +50,23 @@ final class DocumentationTests: XCTestCase {
     /// design cites that list instead of repeating it in full.
     func testTheNeededLibrariesAreScriptsBuilds() throws {
         let build = try text("scripts/build")
-        let list = try XCTUnwrap(build.components(separatedBy: "module_needed=\"").dropFirst().first?.prefix { $0 != "\"" })
+        let list = try XCTUnwrap(
+            build.components(separatedBy: "module_needed=\"").dropFirst().first?.prefix { $0 != "\"" })
         let libraries = list.split(whereSeparator: { $0 == " " || $0 == "\\" || $0 == "\n" }).map(String.init)
         XCTAssertTrue(libraries.contains("libtss2-esys.so.0") && libraries.contains("libpam.so.0"), "\(libraries)")
         XCTAssertTrue(try text("docs/DESIGN.md").contains("the list in scripts/build (`module_needed`)"))
+    }
+
+    /// One version: debian/changelog's newest entry, NEWS.md's newest release heading and
+    /// what both tools say to --version.
+    func testTheReleaseVersionIsTheChangelogs() throws {
+        let changelog = try text("debian/changelog")
+        let version = try XCTUnwrap(changelog.split(separator: "(").dropFirst().first?.prefix { $0 != ")" }.description)
+        let news = try text("NEWS.md").split(separator: "\n").first { $0.hasPrefix("## ") }
+        XCTAssertEqual(news.map(String.init), "## " + version, "NEWS.md's newest release")
+        for tool in [Artifacts.cli, Artifacts.vault] {
+            let result = try runProgram(tool, ["--version"])
+            XCTAssertEqual(result.output, version + "\n", tool)
+        }
     }
 }

@@ -11,16 +11,22 @@ final class InstallScriptTests: XCTestCase {
 
     /// The unit and the activation file under `stage` run `vault` (the installed tool, not
     /// the package's /usr/bin/secureroom-vault that the repository's files name).
-    private func checkProviderFiles(stage: String, unit: String, activation: String, vault: String,
-                                    file: StaticString = #filePath, line: UInt = #line) throws {
+    private func checkProviderFiles(
+        stage: String, unit: String, activation: String, vault: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let unitText = try String(contentsOfFile: stage + unit, encoding: .utf8)
         let activationText = try String(contentsOfFile: stage + activation, encoding: .utf8)
-        for expected in ["\nType=dbus\n", "\nBusName=org.freedesktop.secrets\n", "\nExecStart=\(vault) serve\n",
-                         "\nRestartPreventExitStatus=5 6\n"] {
+        for expected in [
+            "\nType=dbus\n", "\nBusName=org.freedesktop.secrets\n", "\nExecStart=\(vault) serve\n",
+            "\nRestartPreventExitStatus=5 6\n",
+        ] {
             XCTAssertTrue(unitText.contains(expected), "\(unit) lacks \(expected)", file: file, line: line)
         }
-        for expected in ["\n[D-BUS Service]\n", "\nName=org.freedesktop.secrets\n", "\nExec=\(vault) serve\n",
-                         "\nSystemdService=secureroom-secrets.service\n"] {
+        for expected in [
+            "\n[D-BUS Service]\n", "\nName=org.freedesktop.secrets\n", "\nExec=\(vault) serve\n",
+            "\nSystemdService=secureroom-secrets.service\n",
+        ] {
             XCTAssertTrue(activationText.contains(expected), "\(activation) lacks \(expected)", file: file, line: line)
         }
         if vault != "/usr/bin/secureroom-vault" {
@@ -37,13 +43,17 @@ final class InstallScriptTests: XCTestCase {
         let stage = try Sandbox().root + "/stage"
         let install = try runProgram(Artifacts.root + "/scripts/install", ["--destdir", stage, "--no-build"])
         XCTAssertEqual(install.status, 0, install.errorOutput)
-        for path in ["/usr/local/bin/secureroom", "/usr/local/bin/secureroom-vault", "/usr/sbin/secureroom-helper",
-                     "/etc/pam.d/secureroom-enrol", "/usr/share/pam-configs/secureroom-enrol"] {
+        for path in [
+            "/usr/local/bin/secureroom", "/usr/local/bin/secureroom-vault", "/usr/sbin/secureroom-helper",
+            "/etc/pam.d/secureroom-enrol", "/usr/share/pam-configs/secureroom-enrol",
+        ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: stage + path), path)
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: stage + "/usr/local/sbin/secureroom"), "on users' PATH, not sbin")
-        try checkProviderFiles(stage: stage, unit: unitPath, activation: activationPath,
-                               vault: "/usr/local/bin/secureroom-vault")
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: stage + "/usr/local/sbin/secureroom"), "on users' PATH, not sbin")
+        try checkProviderFiles(
+            stage: stage, unit: unitPath, activation: activationPath,
+            vault: "/usr/local/bin/secureroom-vault")
         let users = stage + "/var/lib/secureroom/users"
         try FileManager.default.createDirectory(atPath: users, withIntermediateDirectories: true)
         for file in ["../pepper", "alice.credential", "alice.recovery", "bob.credential"] {
@@ -54,8 +64,9 @@ final class InstallScriptTests: XCTestCase {
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.output.contains("uninstall:   PINs of: alice bob\n"), refused.output)
         XCTAssertTrue(refused.output.contains("uninstall:   vault recovery records of: alice "), refused.output)
-        XCTAssertEqual(refused.errorOutput,
-                       "uninstall: error: --purge needs --yes when standard input is not a terminal; nothing was removed\n")
+        XCTAssertEqual(
+            refused.errorOutput,
+            "uninstall: error: --purge needs --yes when standard input is not a terminal; nothing was removed\n")
         XCTAssertTrue(FileManager.default.fileExists(atPath: users + "/alice.credential"), "nothing removed")
         XCTAssertTrue(FileManager.default.fileExists(atPath: stage + "/usr/local/bin/secureroom"), "nothing removed")
 
@@ -81,16 +92,22 @@ final class InstallScriptTests: XCTestCase {
     func testSecretServiceFilesFollowThePrefix() throws {
         let sandbox = try Sandbox()
         for (prefix, unit, activation) in [
-            ("/usr", "/usr/lib/systemd/user/secureroom-secrets.service",
-             "/usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service"),
-            ("/opt/secureroom", "/etc/systemd/user/secureroom-secrets.service",
-             "/usr/local/share/dbus-1/services/org.freedesktop.secrets.secureroom.service"),
+            (
+                "/usr", "/usr/lib/systemd/user/secureroom-secrets.service",
+                "/usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service"
+            ),
+            (
+                "/opt/secureroom", "/etc/systemd/user/secureroom-secrets.service",
+                "/usr/local/share/dbus-1/services/org.freedesktop.secrets.secureroom.service"
+            ),
         ] {
             let stage = sandbox.root + "/stage" + prefix.replacingOccurrences(of: "/", with: "-")
-            let install = try runProgram(Artifacts.root + "/scripts/install",
-                                         ["--destdir", stage, "--no-build", "--prefix", prefix])
+            let install = try runProgram(
+                Artifacts.root + "/scripts/install",
+                ["--destdir", stage, "--no-build", "--prefix", prefix])
             XCTAssertEqual(install.status, 0, install.errorOutput)
-            try checkProviderFiles(stage: stage, unit: unit, activation: activation, vault: prefix + "/bin/secureroom-vault")
+            try checkProviderFiles(
+                stage: stage, unit: unit, activation: activation, vault: prefix + "/bin/secureroom-vault")
             let manifest = try String(contentsOfFile: stage + "/usr/share/secureroom/installed", encoding: .utf8)
             XCTAssertTrue(manifest.contains("unit=\(unit)\nactivation=\(activation)\n"), manifest)
 

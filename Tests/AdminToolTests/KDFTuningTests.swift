@@ -1,6 +1,7 @@
-@testable import SecureRoomAdmin
 import SecureRoomCore
 import XCTest
+
+@testable import SecureRoomAdmin
 
 /// The search of `secureroom tune`, against a cost model (the CLI test times real argon2).
 final class KDFTuningTests: XCTestCase {
@@ -45,7 +46,8 @@ final class KDFTuningTests: XCTestCase {
     func testReportsWhenEvenTheSmallestConfigurationIsTooSlow() throws {
         let outcome = try tune(target: 50, maximumMiB: 64, perMiB: 100)
         XCTAssertFalse(outcome.fits)
-        XCTAssertEqual(outcome.proposal.parameters, KDFParameters(memoryKiB: KDFTuning.minimumMemoryKiB, iterations: 1, lanes: 2))
+        XCTAssertEqual(
+            outcome.proposal.parameters, KDFParameters(memoryKiB: KDFTuning.minimumMemoryKiB, iterations: 1, lanes: 2))
     }
 
     /// Regression (a CI run): one noisy trial made the estimate for one more pass come out
@@ -59,7 +61,8 @@ final class KDFTuningTests: XCTestCase {
             return Double(parameters.memoryKiB) / 1_024 / 8 * 2.5 * Double(parameters.iterations)
         }.run()
         XCTAssertTrue(outcome.fits)
-        XCTAssertTrue(outcome.trials.allSatisfy { $0.parameters.memoryKiB <= 8 * 1_024 }, "\(outcome.trials.map(\.parameters))")
+        XCTAssertTrue(
+            outcome.trials.allSatisfy { $0.parameters.memoryKiB <= 8 * 1_024 }, "\(outcome.trials.map(\.parameters))")
         XCTAssertLessThanOrEqual(outcome.proposal.parameters.memoryKiB, 8 * 1_024)
     }
 }

@@ -17,18 +17,23 @@ final class ManPageTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try runProgram(Artifacts.root + "/scripts/man", [directory + "/out"])
         XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
-        for name in ["pam_secureroom.8", "secureroom.8", "secureroom-helper.8", "secureroom-vault.1", "secureroom.conf.5"] {
+        for name in [
+            "pam_secureroom.8", "secureroom.8", "secureroom-helper.8", "secureroom-vault.1", "secureroom.conf.5",
+        ] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/out/" + name), name)
         }
     }
 
     func testConfigurationPagesNameEveryKey() throws {
-        let source = try String(contentsOfFile: Artifacts.root + "/Sources/SecureRoomCore/Configuration/Configuration.swift",
-                                encoding: .utf8)
-        let parsed = Set(source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
-            let key = rest.prefix { $0 != "\"" }
-            return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty ? String(key) : nil
-        })
+        let source = try String(
+            contentsOfFile: Artifacts.root + "/Sources/SecureRoomCore/Configuration/Configuration.swift",
+            encoding: .utf8)
+        let parsed = Set(
+            source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
+                let key = rest.prefix { $0 != "\"" }
+                return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty
+                    ? String(key) : nil
+            })
         XCTAssertGreaterThanOrEqual(parsed.count, 30, "the parser's keys were not found: \(parsed.sorted())")
         for name in ["secureroom.conf.5", "pam_secureroom.8"] {
             let text = try page(name)
@@ -40,14 +45,21 @@ final class ManPageTests: XCTestCase {
     /// The module arguments that apply without root, as pam_secureroom(8) lists them, are
     /// the module's own list (`ModuleCall.perCallOptions`, read from its source).
     func testModulePageListsTheArgumentsThatApplyWithoutRoot() throws {
-        let source = try String(contentsOfFile: Artifacts.root + "/Sources/PAMSecureRoom/ModuleCall.swift", encoding: .utf8)
+        let source = try String(
+            contentsOfFile: Artifacts.root + "/Sources/PAMSecureRoom/ModuleCall.swift", encoding: .utf8)
         let list = try XCTUnwrap(source.components(separatedBy: "perCallOptions: Set<Substring> = [").dropFirst().first)
-        let code = Set(list.prefix { $0 != "]" }.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        let code = Set(
+            list.prefix { $0 != "]" }.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map { String($0.element) })
         XCTAssertGreaterThanOrEqual(code.count, 10, "the list was not found: \(code.sorted())")
         let text = try page("pam_secureroom.8").replacingOccurrences(of: "\n", with: " ")
-        let sentence = try XCTUnwrap(text.components(separatedBy: "of the module arguments, only ").dropFirst().first)
+        let sentence =
+            try XCTUnwrap(text.components(separatedBy: "of the module arguments, only ").dropFirst().first)
             .components(separatedBy: " apply then").first ?? ""
-        let listed = Set(sentence.split(separator: "*", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) })
+        let listed = Set(
+            sentence.split(separator: "*", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+                .map { String($0.element) })
         XCTAssertEqual(listed, code, "man/pam_secureroom.8.scd lists other arguments than ModuleCall.perCallOptions")
     }
 
@@ -57,9 +69,15 @@ final class ManPageTests: XCTestCase {
         var options = Set<String>()
         var inList = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line == "OPTIONS:" { inList = true; continue }
+            if line == "OPTIONS:" {
+                inList = true
+                continue
+            }
             guard inList else { continue }
-            if !line.isEmpty, !line.hasPrefix(" ") { inList = false; continue }
+            if !line.isEmpty, !line.hasPrefix(" ") {
+                inList = false
+                continue
+            }
             guard line.drop(while: { $0 == " " }).hasPrefix("-") else { continue }
             for word in line.split(separator: " ") where word.hasPrefix("--") {
                 let name = word.dropFirst(2).prefix { $0.isLetter || $0.isNumber || $0 == "-" }
@@ -74,9 +92,13 @@ final class ManPageTests: XCTestCase {
         var names: [String] = []
         var inList = false
         for line in help.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasSuffix("SUBCOMMANDS:") { inList = true; continue }
+            if line.hasSuffix("SUBCOMMANDS:") {
+                inList = true
+                continue
+            }
             if inList, line.hasPrefix("  "), !line.hasPrefix("   "), let word = line.split(separator: " ").first,
-               word.allSatisfy({ $0.isLowercase || $0 == "-" }) {
+                word.allSatisfy({ $0.isLowercase || $0 == "-" })
+            {
                 names.append(String(word))
             } else if inList, !line.hasPrefix(" ") {
                 inList = line.isEmpty ? inList : false
@@ -112,13 +134,15 @@ final class ManPageTests: XCTestCase {
     }
 
     func testAdminToolPageNamesEverySubcommandAndOption() throws {
-        try checkTool(Artifacts.cli, page: "secureroom.8",
-                      expected: ["change", "enrol", "policy", "init", "set", "expire", "reset", "status", "tune", "tpm"])
+        try checkTool(
+            Artifacts.cli, page: "secureroom.8",
+            expected: ["change", "enrol", "policy", "init", "set", "expire", "reset", "status", "tune", "tpm"])
     }
 
     func testVaultPageNamesEverySubcommandAndOption() throws {
-        try checkTool(Artifacts.vault, page: "secureroom-vault.1",
-                      expected: ["init", "add", "import", "get", "list", "remove", "rename", "status", "unlock", "lock", "serve"])
+        try checkTool(
+            Artifacts.vault, page: "secureroom-vault.1",
+            expected: ["init", "add", "import", "get", "list", "remove", "rename", "status", "unlock", "lock", "serve"])
     }
 
     /// The exit statuses `--help` lists ("  N   text" under EXIT STATUS) are the ones the
@@ -126,10 +150,12 @@ final class ManPageTests: XCTestCase {
     func testExitStatusesMatchBetweenHelpAndPage() throws {
         for (tool, name) in [(Artifacts.cli, "secureroom.8"), (Artifacts.vault, "secureroom-vault.1")] {
             let text = try help(tool, [])
-            let helped = text.components(separatedBy: "EXIT STATUS\n").dropFirst().first?
+            let helped =
+                text.components(separatedBy: "EXIT STATUS\n").dropFirst().first?
                 .split(separator: "\n").prefix { $0.hasPrefix("  ") }
                 .compactMap { $0.split(separator: " ").first.map(String.init) } ?? []
-            let section = try page(name).components(separatedBy: "# EXIT STATUS\n").dropFirst().first?
+            let section =
+                try page(name).components(separatedBy: "# EXIT STATUS\n").dropFirst().first?
                 .components(separatedBy: "\n# ").first ?? ""
             let documented = section.split(separator: "\n").filter { $0.hasPrefix("*") && $0.hasSuffix("*") }
                 .map { String($0.dropFirst().dropLast()) }

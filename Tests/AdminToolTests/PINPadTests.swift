@@ -46,7 +46,8 @@ final class PINPadTests: XCTestCase {
 
     func testThePadFillsStepsBackAndSubmitsOnTheLastDigit() throws {
         let sandbox = try Sandbox()
-        let command = "\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; sleep 30"
+        let command =
+            "\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; sleep 30"
         try start(command)
         try waitFor("PIN: [ ][ ][ ][ ]")
         try type("6", "9")
@@ -55,7 +56,7 @@ final class PINPadTests: XCTestCase {
         try waitFor("PIN: [●][ ][ ][ ]")
         try type("0", "2")
         try waitFor("PIN: [●][●][●][ ]")
-        try type("8")                        // fourth digit: submitted without Enter
+        try type("8")  // fourth digit: submitted without Enter
         try waitFor("Retype PIN: [ ][ ][ ][ ]")
         XCTAssertFalse(try screen().contains("6028"), "digits are never shown")
         try type("6", "0", "2", "8")
@@ -67,7 +68,8 @@ final class PINPadTests: XCTestCase {
 
     func testCtrlCCancelsAndRestoresTheTerminal() throws {
         let sandbox = try Sandbox()
-        let command = "\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; "
+        let command =
+            "\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; "
             + "echo ECHO=$(stty -a | tr ' ;' '\\n\\n' | grep -x -e echo -e -echo); sleep 30"
         try start(command)
         try waitFor("PIN: [ ][ ][ ][ ]")
@@ -83,7 +85,8 @@ final class PINPadTests: XCTestCase {
     /// all) instead of ending the command; the third miss changes nothing.
     func testSetAsksAgainAfterAMismatchOrARefusedPIN() throws {
         let sandbox = try Sandbox()
-        try start("\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; sleep 30")
+        try start(
+            "\(Artifacts.cli) set daemon --dir \(sandbox.state) --config \(sandbox.config); echo EXIT=$?; sleep 30")
         try waitFor("PIN: [ ][ ][ ][ ]")
         try type("6", "0", "2", "8")
         try waitFor("Retype PIN: [ ][ ][ ][ ]")

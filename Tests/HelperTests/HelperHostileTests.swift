@@ -36,12 +36,14 @@ final class HelperHostileTests: XCTestCase {
     func testACallerThatGoesQuietAfterReadyIsDroppedWithinAMinute() throws {
         let stage = try stage()
         // Killed at 90 s if it waits on (status 137): the test never hangs.
-        let quiet = try stage.run(as: uid, "/usr/bin/timeout", ["-s", "KILL", "90", stage.helper, "verify", user],
-                                  descriptors: .silentInput)
+        let quiet = try stage.run(
+            as: uid, "/usr/bin/timeout", ["-s", "KILL", "90", stage.helper, "verify", user],
+            descriptors: .silentInput)
         XCTAssertEqual(quiet.status, 5, quiet.output + quiet.errorOutput)
         XCTAssertEqual(quiet.lines, ["ready", "refused no PIN within 60 s"])
-        XCTAssertTrue(stage.logLines().contains { $0.contains("refused uid 1: no PIN within 60 s of 'ready' (nothing counted)") },
-                      "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains { $0.contains("refused uid 1: no PIN within 60 s of 'ready' (nothing counted)") },
+            "\(stage.logLines())")
         XCTAssertEqual(try failures(stage), 0)
     }
 
@@ -52,24 +54,31 @@ final class HelperHostileTests: XCTestCase {
         let stage = try stage()
         // Root raises the limit again when it may (CAP_SYS_RESOURCE); where it may not (a
         // container), the record write fails with EFBIG: an error, nothing checked.
-        let tiny = try stage.run(as: uid, "/usr/bin/prlimit", ["--fsize=1", stage.helper, "verify", user], input: "1357\n")
+        let tiny = try stage.run(
+            as: uid, "/usr/bin/prlimit", ["--fsize=1", stage.helper, "verify", user], input: "1357\n")
         if tiny.status == 2 {
             XCTAssertEqual(try failures(stage), 1, "the wrong PIN was counted")
         } else {
             XCTAssertEqual(tiny.status, 1, "an error, not death by SIGXFSZ")
             XCTAssertEqual(tiny.lines, ["ready", "error"])
-            XCTAssertTrue(stage.logLines().contains { $0.contains(".daemon.lockout.tmp: File too large") }, "\(stage.logLines())")
+            XCTAssertTrue(
+                stage.logLines().contains { $0.contains(".daemon.lockout.tmp: File too large") }, "\(stage.logLines())")
             XCTAssertEqual(try failures(stage), 0, "nothing was checked")
         }
-        XCTAssertEqual(try stage.helper(as: uid, ["verify", user], input: pin + "\n").lines, ["ready", "success"], "records intact")
+        XCTAssertEqual(
+            try stage.helper(as: uid, ["verify", user], input: pin + "\n").lines, ["ready", "success"], "records intact"
+        )
         XCTAssertEqual(try failures(stage), 0)
 
         // Descriptors 0-3 and nothing more: the helper cannot open its state; it answers
         // "error" and logs why.
-        let starved = try stage.run(as: uid, "/usr/bin/prlimit", ["--nofile=4", stage.helper, "verify", user], input: "1357\n")
+        let starved = try stage.run(
+            as: uid, "/usr/bin/prlimit", ["--nofile=4", stage.helper, "verify", user], input: "1357\n")
         XCTAssertEqual(starved.status, 1, starved.output + starved.errorOutput)
         XCTAssertEqual(starved.lines, ["error"])
-        XCTAssertTrue(stage.logLines().contains { $0.contains("Too many open files") }, "the reason is logged: \(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains { $0.contains("Too many open files") },
+            "the reason is logged: \(stage.logLines())")
         XCTAssertEqual(try failures(stage), 0, "no guess was checked, none counted")
         XCTAssertEqual(try stage.helper(as: uid, ["verify", user], input: pin + "\n").status, 0, "records intact")
     }
@@ -90,18 +99,21 @@ final class HelperHostileTests: XCTestCase {
             let result = try stage.helper(as: uid, [request, "bin"], input: "5826\n5826\n")
             XCTAssertEqual(result.status, 5, request)
             XCTAssertEqual(result.lines, ["refused only your own PIN can be checked or changed"])
-            XCTAssertTrue(stage.logLines().contains { $0.contains("refused uid 1: asked to \(request) the PIN of \"bin\"") },
-                          "\(stage.logLines())")
+            XCTAssertTrue(
+                stage.logLines().contains { $0.contains("refused uid 1: asked to \(request) the PIN of \"bin\"") },
+                "\(stage.logLines())")
         }
         XCTAssertEqual(try failures(stage, "bin"), 0)
-        XCTAssertEqual(try stage.sandbox.pam(user: "bin", responses: ["5826"]).code, PAMCode.success, "bin's PIN unchanged")
+        XCTAssertEqual(
+            try stage.sandbox.pam(user: "bin", responses: ["5826"]).code, PAMCode.success, "bin's PIN unchanged")
     }
 
     func testRootAndMalformedRequestsAreRefused() throws {
         let stage = try stage()
         let cases: [(UInt32, [String])] = [
             (0, ["verify", "root"]), (uid, []), (uid, ["verify"]), (uid, ["status", user]),
-            (uid, ["verify", user, "extra"]), (uid, ["verify", "../daemon"]), (uid, ["verify", String(repeating: "d", count: 300)]),
+            (uid, ["verify", user, "extra"]), (uid, ["verify", "../daemon"]),
+            (uid, ["verify", String(repeating: "d", count: 300)]),
         ]
         for (caller, arguments) in cases {
             let result = try stage.helper(as: caller, arguments, input: pin + "\n")
@@ -157,8 +169,9 @@ final class HelperHostileTests: XCTestCase {
         XCTAssertEqual(closedInput.lines, ["refused standard input is not a pipe or socket"])
         let closedOutput = try stage.helper(as: uid, ["verify", user], input: pin + "\n", descriptors: .closedOutput)
         XCTAssertEqual(closedOutput.status, 5)
-        XCTAssertTrue(stage.logLines().contains { $0.contains("refused uid 1: standard output is not a pipe or socket") },
-                      "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains { $0.contains("refused uid 1: standard output is not a pipe or socket") },
+            "\(stage.logLines())")
         XCTAssertEqual(try failures(stage), 0)
     }
 

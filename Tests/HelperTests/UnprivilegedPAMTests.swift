@@ -9,7 +9,9 @@ final class UnprivilegedPAMTests: XCTestCase {
     let user = "daemon", uid: UInt32 = 1
     let pin = "7391"
 
-    private func stage(_ configuration: String = Sandbox.fastKDF, probeArguments: String = "") throws -> UnprivilegedStage {
+    private func stage(_ configuration: String = Sandbox.fastKDF, probeArguments: String = "") throws
+        -> UnprivilegedStage
+    {
         let stage = try UnprivilegedStage(sandbox: try Sandbox.enrolled(user, pin: pin, configuration: configuration))
         try stage.probeService(arguments: probeArguments)
         return stage
@@ -41,8 +43,12 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(try stage.sandbox.cli(["expire", user]).status, 0)
         let result = try stage.pam(as: uid, user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.authError, result.process.output)
-        XCTAssertEqual(result.errors, ["PIN not accepted here: your PIN was set by an administrator and must be changed first: "
-                                       + "run 'secureroom change', or log in with it at a terminal."])
+        XCTAssertEqual(
+            result.errors,
+            [
+                "PIN not accepted here: your PIN was set by an administrator and must be changed first: "
+                    + "run 'secureroom change', or log in with it at a terminal."
+            ])
         // The hinted change works, and the PIN is then good here too.
         let changed = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n6028\n")
         XCTAssertEqual(changed.status, 0, changed.errorOutput)
@@ -56,8 +62,11 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(result.code, PAMCode.authError)
         XCTAssertEqual(result.errors, ["Incorrect PIN. 4 attempts left before a 1-minute delay."])
         XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 1)
-        XCTAssertTrue(stage.logLines().contains { $0.contains("secureroom-helper") && $0.contains("authentication failure for daemon (uid 1): wrong PIN") },
-                      "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains {
+                $0.contains("secureroom-helper") && $0.contains("authentication failure for daemon (uid 1): wrong PIN")
+            },
+            "\(stage.logLines())")
     }
 
     /// The same attempts, once by root (in-process check) and once by uid 1 (helper):
@@ -67,7 +76,8 @@ final class UnprivilegedPAMTests: XCTestCase {
         let attempts = ["1357", "1357", "2468", "8024", pin]
         let privileged = try Sandbox.enrolled(user, pin: pin, configuration: configuration)
         let unprivileged = try stage(configuration)
-        var rootTranscripts: [[String]] = [], userTranscripts: [[String]] = []
+        var rootTranscripts: [[String]] = []
+        var userTranscripts: [[String]] = []
         for attempt in attempts {
             let asRoot = try privileged.pam(user: user, responses: [attempt])
             let asUser = try unprivileged.pam(as: uid, user: user, responses: [attempt])
@@ -76,9 +86,14 @@ final class UnprivilegedPAMTests: XCTestCase {
         }
         XCTAssertEqual(userTranscripts, rootTranscripts)
         // 1357 counted once; after three distinct wrong PINs the right one is refused unasked.
-        XCTAssertEqual(userTranscripts[1], ["\(PAMCode.authError)", "PIN: ",
-                                            "Incorrect PIN (already tried; not counted again). 2 attempts left before the PIN is disabled."])
-        XCTAssertEqual(userTranscripts[4], ["\(PAMCode.maxTries)", "PIN disabled after 3 failed attempts; ask an administrator."])
+        XCTAssertEqual(
+            userTranscripts[1],
+            [
+                "\(PAMCode.authError)", "PIN: ",
+                "Incorrect PIN (already tried; not counted again). 2 attempts left before the PIN is disabled.",
+            ])
+        XCTAssertEqual(
+            userTranscripts[4], ["\(PAMCode.maxTries)", "PIN disabled after 3 failed attempts; ask an administrator."])
         XCTAssertEqual(try unprivileged.sandbox.status(user)["failures"] as? Int, 3)
         XCTAssertEqual(try privileged.status(user)["failures"] as? Int, 3)
     }
@@ -88,7 +103,8 @@ final class UnprivilegedPAMTests: XCTestCase {
         let stage = try stage()
         let example = try String(contentsOfFile: Artifacts.root + "/pam/screen-locker", encoding: .utf8)
         let lines = example.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
-        try stage.service("screen-locker", lines.map { $0.replacingOccurrences(of: "pam_secureroom.so", with: "MODULE") })
+        try stage.service(
+            "screen-locker", lines.map { $0.replacingOccurrences(of: "pam_secureroom.so", with: "MODULE") })
         let right = try stage.pam(as: uid, "screen-locker", user: user, responses: [pin])
         XCTAssertEqual(right.code, PAMCode.success)
         XCTAssertEqual(right.prompts, ["PIN: "])
@@ -104,8 +120,11 @@ final class UnprivilegedPAMTests: XCTestCase {
         let result = try stage.pam(as: uid, user: "bin", responses: ["5826"])
         XCTAssertEqual(result.code, PAMCode.authError)
         XCTAssertEqual(try stage.sandbox.status("bin")["failures"] as? Int, 0)
-        XCTAssertTrue(stage.logLines().contains { $0.contains("refused uid 1: asked to verify the PIN of \"bin\", not its own account") },
-                      "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains {
+                $0.contains("refused uid 1: asked to verify the PIN of \"bin\", not its own account")
+            },
+            "\(stage.logLines())")
     }
 
     func testUserWithoutPINIsIgnoredWithoutPrompt() throws {
@@ -127,7 +146,8 @@ final class UnprivilegedPAMTests: XCTestCase {
     func testModuleArgumentsTheHelperIgnoresAreLogged() throws {
         let stage = try stage(probeArguments: "deny=3 debug")
         XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.success)
-        XCTAssertTrue(stage.logLines().contains { $0.contains("ignores the module arguments deny") }, "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains { $0.contains("ignores the module arguments deny") }, "\(stage.logLines())")
     }
 
     func testMissingHelperIsAuthInfoUnavailable() throws {
@@ -135,7 +155,9 @@ final class UnprivilegedPAMTests: XCTestCase {
         let result = try stage.pam(as: uid, user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.authInfoUnavailable)
         XCTAssertEqual(result.prompts, [])
-        XCTAssertTrue(stage.logLines().contains { $0.contains("cannot run /nonexistent/secureroom-helper") }, "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains { $0.contains("cannot run /nonexistent/secureroom-helper") },
+            "\(stage.logLines())")
     }
 
     func testHelperWithoutSetuidBitIsReportedClearly() throws {

@@ -21,8 +21,11 @@ final class UserPINChangeTests: XCTestCase {
         XCTAssertEqual(result.output, "PIN changed for daemon.\n")
         XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.authError)
         XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [newPIN]).code, PAMCode.success)
-        XCTAssertTrue(stage.logLines().contains { $0.contains("secureroom-helper") && $0.contains("PIN changed for daemon (uid 1)") },
-                      "\(stage.logLines())")
+        XCTAssertTrue(
+            stage.logLines().contains {
+                $0.contains("secureroom-helper") && $0.contains("PIN changed for daemon (uid 1)")
+            },
+            "\(stage.logLines())")
     }
 
     func testWrongCurrentPINCountsAndChangesNothing() throws {
@@ -52,11 +55,13 @@ final class UserPINChangeTests: XCTestCase {
     /// expired, and a different PIN clears that. Nothing is counted either way.
     func testAHandedOutPINIsNotItsOwnReplacement() throws {
         let stage = try stage()
-        let handedOut = "5291"   // one the policy allows: only sameness refuses it
+        let handedOut = "5291"  // one the policy allows: only sameness refuses it
         XCTAssertEqual(try stage.sandbox.cli(["set", user, "--stdin", "--expire"], input: handedOut + "\n").status, 0)
         let same = try stage.cli(as: uid, ["change", "--stdin"], input: "\(handedOut)\n\(handedOut)\n")
         XCTAssertEqual(same.status, 1)
-        XCTAssertEqual(same.errorOutput, "secureroom: PIN rejected: it is the current PIN; choose a different one; nothing was changed\n")
+        XCTAssertEqual(
+            same.errorOutput,
+            "secureroom: PIN rejected: it is the current PIN; choose a different one; nothing was changed\n")
         let direct = try stage.helper(as: uid, ["change", user], input: "\(handedOut)\n\(handedOut)\n")
         XCTAssertEqual(direct.status, 6)
         XCTAssertEqual(direct.lines, ["ready", "rejected it is the current PIN; choose a different one"])
@@ -75,7 +80,8 @@ final class UserPINChangeTests: XCTestCase {
         XCTAssertEqual(result.errorOutput, "secureroom: only root can change another user's PIN\n")
         let direct = try stage.helper(as: uid, ["change", "bin"], input: "3719\n\(newPIN)\n")
         XCTAssertEqual(direct.status, 5)
-        XCTAssertEqual(try stage.sandbox.pam(user: "bin", responses: ["3719"]).code, PAMCode.success, "bin's PIN unchanged")
+        XCTAssertEqual(
+            try stage.sandbox.pam(user: "bin", responses: ["3719"]).code, PAMCode.success, "bin's PIN unchanged")
         XCTAssertEqual(try stage.sandbox.status("bin")["failures"] as? Int, 0)
     }
 

@@ -21,12 +21,18 @@ final class VaultTests: XCTestCase {
         try sandbox.enrol(user, pin: pin)
         stage = try UnprivilegedStage(sandbox: sandbox)
         let shipped = try String(contentsOfFile: Artifacts.root + "/pam/secureroom-vault", encoding: .utf8)
-        try stage.systemService("secureroom-vault", shipped.split(separator: "\n").map {
-            $0.replacingOccurrences(of: "pam_secureroom.so", with: "MODULE")
-        })
+        try stage.systemService(
+            "secureroom-vault",
+            shipped.split(separator: "\n").map {
+                $0.replacingOccurrences(of: "pam_secureroom.so", with: "MODULE")
+            })
         // A login stack as root runs it: the PIN, then the session.
-        try sandbox.service("login", ["auth required MODULE STATE nodelay", "session required MODULE STATE",
-                                      "password required MODULE STATE nodelay"])
+        try sandbox.service(
+            "login",
+            [
+                "auth required MODULE STATE nodelay", "session required MODULE STATE",
+                "password required MODULE STATE nodelay",
+            ])
         _ = try stage.vault(as: uid, ["lock"])
     }
 
@@ -63,7 +69,9 @@ final class VaultTests: XCTestCase {
     private func assertLocked(_ file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try vault(["get", "github"])
         XCTAssertEqual(result.status, 3, result.errorOutput, file: file, line: line)
-        XCTAssertTrue(result.errorOutput.contains("locked; run 'secureroom-vault unlock'"), result.errorOutput, file: file, line: line)
+        XCTAssertTrue(
+            result.errorOutput.contains("locked; run 'secureroom-vault unlock'"), result.errorOutput, file: file,
+            line: line)
         XCTAssertEqual(result.output, "", file: file, line: line)
     }
 
@@ -129,13 +137,17 @@ final class VaultTests: XCTestCase {
     }
 
     /// A root-side login held open like su's (`HeldLogin`): the driver's `wait` operation.
-    private func heldLogin(_ operations: [String], responses: [String] = [], environment: String = "") throws -> HeldLogin {
+    private func heldLogin(_ operations: [String], responses: [String] = [], environment: String = "") throws
+        -> HeldLogin
+    {
         let arguments = sandbox.driverArguments("login", user: user, options: [], operations: operations)
         let input = responses.map { "\($0)\\n" }.joined()
         let command = "printf '\(input)' | \(environment) \(Artifacts.driver) " + arguments.joined(separator: " ")
-        return try HeldLogin(output: sandbox.root + "/held-\(UUID().uuidString)", launch: { line in
-            try runProgram("/bin/sh", ["-c", line])
-        }, command: command)
+        return try HeldLogin(
+            output: sandbox.root + "/held-\(UUID().uuidString)",
+            launch: { line in
+                try runProgram("/bin/sh", ["-c", line])
+            }, command: command)
     }
 
     func testLoginUnlocksWithOneArgon2AndTheLastSessionToCloseLocks() throws {
@@ -147,10 +159,12 @@ final class VaultTests: XCTestCase {
         let counter = try sandbox.argon2CounterLibrary()
         let counts = sandbox.root + "/argon2-calls"
         XCTAssertTrue(FileManager.default.createFile(atPath: counts, contents: nil))
-        let first = try heldLogin(["auth", "open", "wait", "close"], responses: [pin],
-                                  environment: "LD_PRELOAD=\(counter) ARGON2_COUNTER_FILE=\(counts)")
+        let first = try heldLogin(
+            ["auth", "open", "wait", "close"], responses: [pin],
+            environment: "LD_PRELOAD=\(counter) ARGON2_COUNTER_FILE=\(counts)")
         XCTAssertTrue(first.transcript.contains("result auth: 0 Success\nresult open: 0 Success\n"), first.transcript)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: counts)).count, 1, "one argon2 run verifies and unlocks")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: counts)).count, 1, "one argon2 run verifies and unlocks")
         try assertSecret("s3cret")
 
         // A second session (no PIN asked: the key is there), then the two close.
@@ -164,8 +178,10 @@ final class VaultTests: XCTestCase {
 
         // A session without the PIN (sshd with a key): nothing unlocked, the user is told how.
         let keyOnly = try heldLogin(["open", "wait", "close"])
-        XCTAssertTrue(keyOnly.transcript.contains("info: Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it."),
-                      keyOnly.transcript)
+        XCTAssertTrue(
+            keyOnly.transcript.contains(
+                "info: Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it."),
+            keyOnly.transcript)
         try assertLocked()
         try keyOnly.release()
     }
@@ -182,9 +198,9 @@ final class VaultTests: XCTestCase {
         let killed = try heldLogin(["auth", "setcred", "open", "wait", "close"], responses: [pin])
         let other = try heldLogin(["open", "wait", "close"])
         try killed.kill()
-        try assertSecret("s3cret")      // the other session is alive
+        try assertSecret("s3cret")  // the other session is alive
         try other.kill()
-        try assertLocked()              // the vault tool noticed: no live session is left
+        try assertLocked()  // the vault tool noticed: no live session is left
         let list = sandbox.root + "/run/daemon.sessions"
         XCTAssertTrue(FileManager.default.fileExists(atPath: list), "only root forgets sessions")
         // The next PIN check (as root) forgets both dead sessions.
@@ -211,7 +227,7 @@ final class VaultTests: XCTestCase {
         XCTAssertTrue(untied.output.contains("only the timeout locks it"), untied.output)
         XCTAssertEqual(try vault(["lock"]).status, 0)
 
-        let login = try heldLogin(["open", "wait", "close"])    // counted, without the PIN
+        let login = try heldLogin(["open", "wait", "close"])  // counted, without the PIN
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
         let tied = try vault(["status", "--json"])
         XCTAssertTrue(tied.output.contains("\"session_bound\" : true"), tied.output)
@@ -231,26 +247,36 @@ final class VaultTests: XCTestCase {
         let setuidDriver = try makeSetuidDriver()
 
         // uid 2 runs the setuid-root host to log in as daemon, as `su daemon` would.
-        let held = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], options: "--report-ids")
+        let held = try heldSetuidLogin(
+            setuidDriver, ["auth", "setcred", "open", "wait", "close"], options: "--report-ids")
         try assertSecret("s3cret")
         try held.release()
-        let results = held.transcript.split(separator: "\n").filter { $0.hasPrefix("result ") && !$0.hasPrefix("result wait") }
-        XCTAssertEqual(results, ["result auth: 0 Success", "result setcred: 0 Success", "result open: 0 Success",
-                                 "result close: 0 Success"], held.transcript)
+        let results = held.transcript.split(separator: "\n").filter {
+            $0.hasPrefix("result ") && !$0.hasPrefix("result wait")
+        }
+        XCTAssertEqual(
+            results,
+            [
+                "result auth: 0 Success", "result setcred: 0 Success", "result open: 0 Success",
+                "result close: 0 Success",
+            ], held.transcript)
         let ids = held.transcript.split(separator: "\n").filter { $0.hasPrefix("ids: ") }
         XCTAssertEqual(ids, ["ids: 2 0 0 / 2 2 2", "ids: 2 0 0 / 2 2 2"], "ids before pam_start and after pam_end")
         try assertLocked()
     }
 
     /// A login as uid 2 through the setuid driver, held open; `wrapper` runs it (keyctl session).
-    private func heldSetuidLogin(_ driver: String, _ operations: [String], options: String = "",
-                                 wrapper: String = "") throws -> HeldLogin {
+    private func heldSetuidLogin(
+        _ driver: String, _ operations: [String], options: String = "",
+        wrapper: String = ""
+    ) throws -> HeldLogin {
         let arguments = sandbox.driverArguments("login", user: user, options: [], operations: operations)
         let output = "/tmp/secureroom-held-\(UUID().uuidString)"
         addTeardownBlock { try? FileManager.default.removeItem(atPath: output) }
         let command = "printf '\(pin)\\n' | \(wrapper) \(driver) \(options) " + arguments.joined(separator: " ")
-        let held = try HeldLogin(output: output, launch: { line in try self.stage.run(as: 2, "/bin/sh", ["-c", line]) },
-                                 command: command)
+        let held = try HeldLogin(
+            output: output, launch: { line in try self.stage.run(as: 2, "/bin/sh", ["-c", line]) },
+            command: command)
         return held
     }
 
@@ -265,17 +291,21 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["add", "github"], input: "s3cret").status, 0)
         XCTAssertEqual(try vault(["lock"]).status, 0)
         let setuidDriver = try makeSetuidDriver()
-        let keyctl = try XCTUnwrap(["/usr/bin/keyctl", "/bin/keyctl"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                   "keyctl (Debian: keyutils) is missing")
-        let login = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
-        XCTAssertTrue(login.transcript.contains("result auth: 0 Success\nresult setcred: 0 Success\nresult open: 0 Success\n"),
-                      login.transcript)
+        let keyctl = try XCTUnwrap(
+            ["/usr/bin/keyctl", "/bin/keyctl"].first { FileManager.default.isExecutableFile(atPath: $0) },
+            "keyctl (Debian: keyutils) is missing")
+        let login = try heldSetuidLogin(
+            setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
+        XCTAssertTrue(
+            login.transcript.contains("result auth: 0 Success\nresult setcred: 0 Success\nresult open: 0 Success\n"),
+            login.transcript)
         try assertSecret("s3cret")
         try login.release()
         XCTAssertTrue(login.transcript.contains("result close: 0 Success"), login.transcript)
         try assertLocked()
         // And the timeout, while the session is still open.
-        let held = try heldSetuidLogin(setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
+        let held = try heldSetuidLogin(
+            setuidDriver, ["auth", "setcred", "open", "wait", "close"], wrapper: "\(keyctl) session -")
         try assertSecret("s3cret")
         Thread.sleep(forTimeInterval: 6.5)
         try assertLocked()
@@ -306,7 +336,8 @@ final class VaultTests: XCTestCase {
         try assertSecret("before")
 
         // pam_chauthtok as root (passwd-style), then a login with the newest PIN.
-        let passwd = try sandbox.pam("login", user: user, responses: ["9261", "5182", "5182"], operations: ["chauthtok"])
+        let passwd = try sandbox.pam(
+            "login", user: user, responses: ["9261", "5182", "5182"], operations: ["chauthtok"])
         XCTAssertEqual(passwd.code, 0, passwd.process.output)
         XCTAssertEqual(try vault(["lock"]).status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: "9261\n").status, 2)
@@ -321,12 +352,15 @@ final class VaultTests: XCTestCase {
 
         let refused = try sandbox.cli(["set", user, "--stdin"], input: "4817\n")
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.errorOutput.contains("has a vault: a new PIN without the recovery key makes it unreadable"), refused.errorOutput)
+        XCTAssertTrue(
+            refused.errorOutput.contains("has a vault: a new PIN without the recovery key makes it unreadable"),
+            refused.errorOutput)
 
         let wrongKey = String(repeating: "1", count: 40)
         let wrong = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(wrongKey)\n4817\n")
         XCTAssertEqual(wrong.status, 1)
-        XCTAssertTrue(wrong.errorOutput.contains("the recovery key does not open the vault of daemon"), wrong.errorOutput)
+        XCTAssertTrue(
+            wrong.errorOutput.contains("the recovery key does not open the vault of daemon"), wrong.errorOutput)
         let malformed = try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "12345\n4817\n")
         XCTAssertTrue(malformed.errorOutput.contains("a recovery key is 40 digits"), malformed.errorOutput)
 
@@ -343,7 +377,8 @@ final class VaultTests: XCTestCase {
         let noKey = try vault(["unlock", "--stdin"], input: "5182\n")
         XCTAssertEqual(noKey.status, 1)
         XCTAssertTrue(noKey.errorOutput.contains("Your vault does not open with your current PIN"), noKey.errorOutput)
-        XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n5182\n").status, 0)
+        XCTAssertEqual(
+            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n5182\n").status, 0)
         XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "pin")
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: "5182\n").status, 0)
         try assertSecret("kept")
@@ -354,16 +389,21 @@ final class VaultTests: XCTestCase {
     /// names is run here and works.
     func testEveryClosedVaultSaysWhatHappenedAndWhatToRunInstead() throws {
         try prepare()
-        let restore = "your recovery key brings it back: an administrator runs 'sudo secureroom set daemon --recovery-key' and types it"
+        let restore =
+            "your recovery key brings it back: an administrator runs 'sudo secureroom set daemon --recovery-key' "
+            + "and types it"
         func expect(_ explanation: String, _ file: StaticString = #filePath, line: UInt = #line) throws {
             let unlock = try vault(["unlock", "--stdin"], input: pin + "\n")
             XCTAssertEqual(unlock.status, 1, file: file, line: line)
             XCTAssertEqual(unlock.errorOutput, "secureroom-vault: \(explanation)\n", file: file, line: line)
             let status = try vault(["status"])
             XCTAssertEqual(status.status, 3, file: file, line: line)
-            XCTAssertEqual(status.output.split(separator: "\n").first.map(String.init), "Vault of daemon: closed. \(explanation)",
-                           file: file, line: line)
-            XCTAssertEqual(try sandbox.status(user)["failures"] as? Int ?? 0, 0, "no PIN asked, nothing counted", file: file, line: line)
+            XCTAssertEqual(
+                status.output.split(separator: "\n").first.map(String.init), "Vault of daemon: closed. \(explanation)",
+                file: file, line: line)
+            XCTAssertEqual(
+                try sandbox.status(user)["failures"] as? Int ?? 0, 0, "no PIN asked, nothing counted", file: file,
+                line: line)
         }
         // No vault yet: the hinted init works.
         try expect("You have no vault yet: create it with 'secureroom-vault init'.")
@@ -372,14 +412,20 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["lock"]).status, 0)
         let locked = try vault(["status"])
         XCTAssertEqual(locked.status, 3)
-        XCTAssertTrue(locked.output.hasPrefix("Vault of daemon: locked (it locks itself vault_timeout after it was unlocked, "
-                                              + "and when your last session closes). Run 'secureroom-vault unlock' to open it.\n"),
-                      locked.output)
+        XCTAssertTrue(
+            locked.output.hasPrefix(
+                "Vault of daemon: locked (it locks itself vault_timeout after it was unlocked, "
+                    + "and when your last session closes). Run 'secureroom-vault unlock' to open it.\n"),
+            locked.output)
 
         // A PIN set without the recovery key: the hinted set --recovery-key brings it back.
         XCTAssertEqual(try sandbox.cli(["set", user, "--force", "--stdin"], input: "5182\n").status, 0)
-        try expect("Your vault does not open with your current PIN (an administrator set it without your recovery key); \(restore).")
-        XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        try expect(
+            "Your vault does not open with your current PIN (an administrator set it without your recovery key); "
+                + "\(restore)."
+        )
+        XCTAssertEqual(
+            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
         try assertSecret("kept")
         XCTAssertEqual(try vault(["lock"]).status, 0)
@@ -387,11 +433,16 @@ final class VaultTests: XCTestCase {
         // The PIN removed: reset's own hint names a command that exists, and it works.
         let refused = try sandbox.cli(["reset", user, "--remove-pin"])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertEqual(refused.errorOutput, "secureroom: daemon has a vault: without the PIN only their recovery key opens it "
-                       + "('secureroom set daemon --recovery-key' gives a new PIN that does); add --force to remove the PIN\n")
+        XCTAssertEqual(
+            refused.errorOutput,
+            "secureroom: daemon has a vault: without the PIN only their recovery key opens it "
+                + "('secureroom set daemon --recovery-key' gives a new PIN that does); add --force to remove the PIN\n")
         XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin", "--force"]).status, 0)
-        try expect("Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a new PIN.")
-        XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        try expect(
+            "Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a new PIN."
+        )
+        XCTAssertEqual(
+            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
         try assertSecret("kept")
         XCTAssertEqual(try vault(["lock"]).status, 0)
@@ -399,16 +450,19 @@ final class VaultTests: XCTestCase {
         // No PIN and no vault at all.
         XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin", "--force"]).status, 0)
         try FileManager.default.removeItem(atPath: sandbox.state + "/users/daemon.recovery")
-        try expect("You have no PIN, so there is no vault to open. Create a PIN with 'secureroom enrol', "
-                   + "then a vault with 'secureroom-vault init'.")
+        try expect(
+            "You have no PIN, so there is no vault to open. Create a PIN with 'secureroom enrol', "
+                + "then a vault with 'secureroom-vault init'.")
 
         // SecureRoom not set up: the hinted init works.
         let conf = sandbox.root + "/etc-security/secureroom.conf"
         let missing = sandbox.root + "/no-state"
         try sandbox.write(conf, try String(contentsOfFile: conf, encoding: .utf8) + "dir = \(missing)\n", mode: 0o644)
         let unlock = try vault(["unlock", "--stdin"], input: pin + "\n")
-        XCTAssertEqual(unlock.errorOutput, "secureroom-vault: SecureRoom is not set up on this computer: "
-                       + "an administrator runs 'sudo secureroom init'.\n")
+        XCTAssertEqual(
+            unlock.errorOutput,
+            "secureroom-vault: SecureRoom is not set up on this computer: "
+                + "an administrator runs 'sudo secureroom init'.\n")
         XCTAssertEqual(try runProgram(Artifacts.cli, ["init", "--config", conf]).status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: missing + "/pepper"))
     }
@@ -422,17 +476,23 @@ final class VaultTests: XCTestCase {
             XCTAssertEqual(try vault(["unlock", "--stdin"], input: wrong + "\n").status, 2)
         }
         XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "recovery-only")
-        XCTAssertTrue(stage.logLines().contains { $0.hasPrefix("<81>")  // LOG_AUTHPRIV | LOG_ALERT
-                          && $0.contains("vault key of daemon (uid 1) erased after 3 consecutive failed PIN attempts") },
-                      stage.logLines().joined(separator: "\n"))
+        XCTAssertTrue(
+            stage.logLines().contains {
+                $0.hasPrefix("<81>")  // LOG_AUTHPRIV | LOG_ALERT
+                    && $0.contains("vault key of daemon (uid 1) erased after 3 consecutive failed PIN attempts")
+            },
+            stage.logLines().joined(separator: "\n"))
         let credential = try String(contentsOfFile: sandbox.state + "/users/daemon.credential", encoding: .utf8)
         XCTAssertFalse(credential.contains("vault-key"))
 
         let erased = try vault(["unlock", "--stdin"], input: pin + "\n")
         XCTAssertEqual(erased.status, 1, "the right PIN no longer opens the vault")
-        XCTAssertTrue(erased.errorOutput.hasPrefix("secureroom-vault: Your vault key was erased at "), erased.errorOutput)
-        XCTAssertTrue(erased.errorOutput.contains(" after 3 failed PIN attempts (wipe_after); your secrets are kept and your recovery key"),
-                      erased.errorOutput)
+        XCTAssertTrue(
+            erased.errorOutput.hasPrefix("secureroom-vault: Your vault key was erased at "), erased.errorOutput)
+        XCTAssertTrue(
+            erased.errorOutput.contains(
+                " after 3 failed PIN attempts (wipe_after); your secrets are kept and your recovery key"),
+            erased.errorOutput)
         try assertLocked()
         // The next login with the PIN (as root) says what happened, once.
         let told = try sandbox.pam("login", user: user, responses: [pin])
@@ -442,9 +502,11 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(told.errors.count, 2, told.process.output)
         XCTAssertTrue(told.errors.last?.hasPrefix("Your SecureRoom vault key was erased at ") == true, "\(told.errors)")
         XCTAssertTrue(told.errors.last?.contains(" after 3 failed PIN attempts. ") == true, "\(told.errors)")
-        XCTAssertTrue(told.errors.last?.hasSuffix("'secureroom set daemon --recovery-key' and your recovery key.") == true)
+        XCTAssertTrue(
+            told.errors.last?.hasSuffix("'secureroom set daemon --recovery-key' and your recovery key.") == true)
         XCTAssertEqual(try sandbox.pam("login", user: user, responses: [pin]).errors, [], "told once")
-        XCTAssertEqual(try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        XCTAssertEqual(
+            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
         try assertSecret("erased?")
     }
@@ -459,8 +521,9 @@ final class VaultTests: XCTestCase {
             add second & two=$!
             wait $one && wait $two
             """
-        let result = try stage.run(as: uid, "/bin/sh", ["-c", script],
-                                   environment: ["XDG_DATA_HOME": stage.scratch + "/data-\(uid)", "HOME": stage.scratch])
+        let result = try stage.run(
+            as: uid, "/bin/sh", ["-c", script],
+            environment: ["XDG_DATA_HOME": stage.scratch + "/data-\(uid)", "HOME": stage.scratch])
         XCTAssertEqual(result.status, 0, result.errorOutput)
         let list = try vault(["list", "--json"])
         let entries = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(list.output.utf8)) as? [[String: Any]])
@@ -491,7 +554,8 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["get", "site-7"]).output, "v7 \u{e9}\n")
         // --replace replaces what is stored, but a title given twice is still refused
         // (regression: the second value silently won).
-        let twice = try vault(["import", "--replace"], input: #"[{"title":"site-7","value":"a"},{"title":"site-7","value":"b"}]"#)
+        let twice = try vault(
+            ["import", "--replace"], input: #"[{"title":"site-7","value":"a"},{"title":"site-7","value":"b"}]"#)
         XCTAssertEqual(twice.status, 1, twice.errorOutput)
         XCTAssertTrue(twice.errorOutput.contains("given twice"), twice.errorOutput)
         XCTAssertEqual(try vault(["get", "site-7"]).output, "v7 \u{e9}\n")
@@ -509,8 +573,9 @@ final class VaultTests: XCTestCase {
         let tool = stage.bin + "/secureroom-vault"
         let environment = ["XDG_DATA_HOME": stage.scratch + "/data-\(uid)", "HOME": stage.scratch]
         for byte in ["377", "376"] {
-            let result = try stage.run(as: uid, "/bin/sh", ["-c", "printf v | \"$0\" add \"$(printf 't\\\(byte)')\"", tool],
-                                       environment: environment)
+            let result = try stage.run(
+                as: uid, "/bin/sh", ["-c", "printf v | \"$0\" add \"$(printf 't\\\(byte)')\"", tool],
+                environment: environment)
             XCTAssertEqual(result.status, 64, result.errorOutput)
             XCTAssertTrue(result.errorOutput.contains("argument 2 is not valid UTF-8"), result.errorOutput)
         }
@@ -539,8 +604,10 @@ final class VaultTests: XCTestCase {
     func testHelpIsManPageGrade() throws {
         let help = try runProgram(Artifacts.vault, ["--help"])
         XCTAssertEqual(help.status, 0)
-        for expected in ["EXIT STATUS", "3   the vault is locked", "4   no secret with that title", "FILES",
-                         "/etc/pam.d/secureroom-vault", "init", "unlock", "rename", "import"] {
+        for expected in [
+            "EXIT STATUS", "3   the vault is locked", "4   no secret with that title", "FILES",
+            "/etc/pam.d/secureroom-vault", "init", "unlock", "rename", "import",
+        ] {
             XCTAssertTrue(help.output.contains(expected), "missing \(expected) in:\n\(help.output)")
         }
         let get = try runProgram(Artifacts.vault, ["get", "--help"])

@@ -13,7 +13,8 @@ final class AccountAndChangeTests: XCTestCase {
         try sandbox.probeService(group: "account")
         try sandbox.probeService("auth")
         XCTAssertEqual(try sandbox.pam(user: user, operations: ["acct"]).code, PAMCode.success)
-        XCTAssertEqual(try sandbox.pam(user: "bin", operations: ["acct"]).code, PAMCode.credentialExpired, "no PIN: ignored")
+        XCTAssertEqual(
+            try sandbox.pam(user: "bin", operations: ["acct"]).code, PAMCode.credentialExpired, "no PIN: ignored")
         _ = try sandbox.pam("auth", user: user, responses: ["1111"])
         XCTAssertEqual(try sandbox.pam(user: user, operations: ["acct"]).code, PAMCode.maxTries)
     }
@@ -32,11 +33,13 @@ final class AccountAndChangeTests: XCTestCase {
         XCTAssertEqual(weak.code, PAMCode.authTokenError)
         XCTAssertEqual(weak.errors.first?.hasPrefix("PIN rejected:"), true)
 
-        let mismatch = try sandbox.pam("password", user: user, responses: [pin, "6028", "5827"], operations: ["chauthtok"])
+        let mismatch = try sandbox.pam(
+            "password", user: user, responses: [pin, "6028", "5827"], operations: ["chauthtok"])
         XCTAssertEqual(mismatch.code, PAMCode.authTokenError)
         XCTAssertEqual(mismatch.errors, ["PINs do not match."])
 
-        let changed = try sandbox.pam("password", user: user, responses: [pin, "6028", "6028"], operations: ["chauthtok"])
+        let changed = try sandbox.pam(
+            "password", user: user, responses: [pin, "6028", "6028"], operations: ["chauthtok"])
         XCTAssertEqual(changed.code, PAMCode.success)
         XCTAssertEqual(changed.prompts, ["Current PIN: ", "New PIN: ", "Retype new PIN: "])
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)

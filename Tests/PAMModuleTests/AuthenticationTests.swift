@@ -40,7 +40,11 @@ final class AuthenticationTests: XCTestCase {
 
     func testMalformedPINsAreRefusedWithoutCounting() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
-        for input in ["739", "73911", "73a1", "", " 7391", "١٢٣٤", "１２３４", "+739", String(repeating: "7", count: 5000)] {
+        let inputs = [
+            "739", "73911", "73a1", "", " 7391", "١٢٣٤", "１２３４", "+739",
+            String(repeating: "7", count: 5000),
+        ]
+        for input in inputs {
             let result = try sandbox.pam(user: user, responses: [input])
             XCTAssertEqual(result.code, PAMCode.authError, "input \(input.prefix(10))")
             XCTAssertEqual(result.errors, ["The PIN must be exactly 4 digits (0-9)."], "input \(input.prefix(10))")
@@ -58,17 +62,21 @@ final class AuthenticationTests: XCTestCase {
     }
 
     func testDelayRefusesEvenTheRightPINAndSaysHowLong() throws {
-        let sandbox = try Sandbox.enrolled(user, pin: pin, configuration: Sandbox.fastKDF + "deny = 5\nschedule = 2:1h\n")
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).errors,
-                       ["Incorrect PIN. 1 attempt left before a 1-hour delay."])
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2222"]).errors,
-                       ["Incorrect PIN. Too many failed attempts. Try again in 1 h."])
+        let sandbox = try Sandbox.enrolled(
+            user, pin: pin, configuration: Sandbox.fastKDF + "deny = 5\nschedule = 2:1h\n")
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["1111"]).errors,
+            ["Incorrect PIN. 1 attempt left before a 1-hour delay."])
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["2222"]).errors,
+            ["Incorrect PIN. Too many failed attempts. Try again in 1 h."])
         let locked = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(locked.code, PAMCode.maxTries)
         XCTAssertEqual(locked.prompts, [], "a locked PIN is refused before asking")
         XCTAssertEqual(locked.errors.count, 1)
-        XCTAssertTrue(["Too many failed attempts. Try again in 1 h.", "Too many failed attempts. Try again in 59 min 59 s."]
-                        .contains(locked.errors[0]), locked.errors[0])
+        XCTAssertTrue(
+            ["Too many failed attempts. Try again in 1 h.", "Too many failed attempts. Try again in 59 min 59 s."]
+                .contains(locked.errors[0]), locked.errors[0])
         let status = try sandbox.status(user)
         XCTAssertEqual(status["state"] as? String, "delayed")
         XCTAssertNotNil(status["locked_until"] as? String)
@@ -76,11 +84,13 @@ final class AuthenticationTests: XCTestCase {
 
     func testCapDisablesThePINUntilAnAdministratorResetsIt() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin, configuration: Sandbox.fastKDF + "deny = 3\nschedule =\n")
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).errors,
-                       ["Incorrect PIN. 2 attempts left before the PIN is disabled."])
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["1111"]).errors,
+            ["Incorrect PIN. 2 attempts left before the PIN is disabled."])
         _ = try sandbox.pam(user: user, responses: ["2222"])
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["3333"]).errors,
-                       ["Incorrect PIN. PIN disabled after 3 failed attempts; ask an administrator."])
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["3333"]).errors,
+            ["Incorrect PIN. PIN disabled after 3 failed attempts; ask an administrator."])
         let refused = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(refused.code, PAMCode.maxTries)
         XCTAssertEqual(refused.errors, ["PIN disabled after 3 failed attempts; ask an administrator."])
@@ -138,8 +148,10 @@ final class AuthenticationTests: XCTestCase {
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: users).sorted()
         let slots = names.filter { $0.range(of: #"^\.decoy-[0-9a-f]{2}$"#, options: .regularExpression) != nil }
-        XCTAssertEqual(names.filter { !slots.contains($0) }, [".decoy.lock", "daemon.credential", "daemon.lock", "daemon.lockout"],
-                       "nothing per name but a decoy slot")
+        XCTAssertEqual(
+            names.filter { !slots.contains($0) },
+            [".decoy.lock", "daemon.credential", "daemon.lock", "daemon.lockout"],
+            "nothing per name but a decoy slot")
         XCTAssertTrue((1...4).contains(slots.count), "\(names)")
         for slot in slots {
             let decoy = try FileManager.default.attributesOfItem(atPath: users + "/" + slot)
@@ -154,7 +166,8 @@ final class AuthenticationTests: XCTestCase {
     func testUnknownUserAndOddNamesAreUnknown() throws {
         let sandbox = try Sandbox()
         try sandbox.probeService()
-        for name in ["srnosuchuser", "../etc", "a/b", String(repeating: "x", count: 300), "-rf", "bad name", ".hidden"] {
+        for name in ["srnosuchuser", "../etc", "a/b", String(repeating: "x", count: 300), "-rf", "bad name", ".hidden"]
+        {
             let result = try sandbox.pam(user: name, responses: [pin])
             XCTAssertEqual(result.code, PAMCode.userUnknown, "user \(name.prefix(20))")
             XCTAssertEqual(result.prompts, [])
@@ -206,11 +219,13 @@ final class AuthenticationTests: XCTestCase {
         let sandbox = try Sandbox()
         try sandbox.enrol(user, pin: pin)
         let setItems = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so"
-        try sandbox.service("first", [
-            "auth optional \(setItems)",
-            "auth [success=done ignore=ignore default=die] MODULE STATE nodelay use_first_pass",
-            "auth requisite pam_debug.so auth=cred_expired",
-        ])
+        try sandbox.service(
+            "first",
+            [
+                "auth optional \(setItems)",
+                "auth [success=done ignore=ignore default=die] MODULE STATE nodelay use_first_pass",
+                "auth requisite pam_debug.so auth=cred_expired",
+            ])
         let right = try sandbox.pam("first", user: user, environment: ["PAM_AUTHTOK": pin])
         XCTAssertEqual(right.code, PAMCode.success)
         XCTAssertEqual(right.prompts, [])
@@ -236,8 +251,9 @@ final class AuthenticationTests: XCTestCase {
         try sandbox.enrol(user, pin: "739164")
         try sandbox.service("six", ["auth [success=done ignore=ignore default=die] MODULE STATE nodelay digits=6"])
         XCTAssertEqual(try sandbox.pam("six", user: user, responses: ["739164"]).code, PAMCode.success)
-        XCTAssertEqual(try sandbox.pam("six", user: user, responses: ["7391"]).errors,
-                       ["The PIN must be exactly 6 digits (0-9)."])
+        XCTAssertEqual(
+            try sandbox.pam("six", user: user, responses: ["7391"]).errors,
+            ["The PIN must be exactly 6 digits (0-9)."])
     }
 
     func testBadOptionValueIsServiceErrorButUnknownKeyIsNot() throws {
@@ -257,12 +273,14 @@ final class AuthenticationTests: XCTestCase {
         try sandbox.write(sandbox.root + "/module.conf", "deny = 2\nschedule =\n", mode: 0o644)
         try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf")
         _ = try sandbox.pam(user: user, responses: ["1111"])
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2222"]).errors,
-                       ["Incorrect PIN. PIN disabled after 2 failed attempts; ask an administrator."])
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["2222"]).errors,
+            ["Incorrect PIN. PIN disabled after 2 failed attempts; ask an administrator."])
         try sandbox.cli(["reset", user])
         try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf deny=5")
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["3333"]).errors,
-                       ["Incorrect PIN. 4 attempts left before the PIN is disabled."])
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["3333"]).errors,
+            ["Incorrect PIN. 4 attempts left before the PIN is disabled."])
         // A config file others can write is refused.
         try sandbox.write(sandbox.root + "/module.conf", "deny = 2\n", mode: 0o666)
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.authInfoUnavailable)

@@ -17,9 +17,10 @@ final class ConcurrencyTests: XCTestCase {
         var codes = [Int32](repeating: -1, count: count)
         let lock = NSLock()
         DispatchQueue.concurrentPerform(iterations: count) { index in
-            let wrong = String(format: "%04d", 1000 + index) // all distinct: each one a real guess
-            let result = try? sandbox.pam(user: user, responses: [wrong],
-                                          environment: ["LD_PRELOAD": library, "ARGON2_COUNTER_FILE": counts])
+            let wrong = String(format: "%04d", 1000 + index)  // all distinct: each one a real guess
+            let result = try? sandbox.pam(
+                user: user, responses: [wrong],
+                environment: ["LD_PRELOAD": library, "ARGON2_COUNTER_FILE": counts])
             lock.lock()
             codes[index] = result?.code ?? -1
             lock.unlock()
@@ -29,7 +30,8 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testFiftySimultaneousWrongPINsAreAllCounted() throws {
-        let sandbox = try Sandbox.enrolled(user, pin: "7391", configuration: Sandbox.fastKDF + "deny = 100\nschedule =\n")
+        let sandbox = try Sandbox.enrolled(
+            user, pin: "7391", configuration: Sandbox.fastKDF + "deny = 100\nschedule =\n")
         let (codes, runs) = try attack(sandbox, count: 50)
         XCTAssertEqual(codes.filter { $0 == PAMCode.authError }.count, 50, "\(codes)")
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 50)
@@ -37,7 +39,8 @@ final class ConcurrencyTests: XCTestCase {
     }
 
     func testFiftySimultaneousWrongPINsStopAtTheCap() throws {
-        let sandbox = try Sandbox.enrolled(user, pin: "7391", configuration: Sandbox.fastKDF + "deny = 20\nschedule =\n")
+        let sandbox = try Sandbox.enrolled(
+            user, pin: "7391", configuration: Sandbox.fastKDF + "deny = 20\nschedule =\n")
         let (codes, runs) = try attack(sandbox, count: 50)
         XCTAssertEqual(codes.filter { $0 == PAMCode.authError }.count, 20, "\(codes)")
         XCTAssertEqual(codes.filter { $0 == PAMCode.maxTries }.count, 30, "\(codes)")

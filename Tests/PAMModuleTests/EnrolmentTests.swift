@@ -11,12 +11,15 @@ final class EnrolmentTests: XCTestCase {
     let offerPrompt = "Create a 4-digit PIN for this computer? [y/N] "
 
     /// A `login` service: the stand-in primary, then the enrolment line with `arguments`.
-    private func sandbox(_ arguments: String = "enrol=offer", configuration: String = Sandbox.fastKDF) throws -> Sandbox {
+    private func sandbox(_ arguments: String = "enrol=offer", configuration: String = Sandbox.fastKDF) throws -> Sandbox
+    {
         let sandbox = try Sandbox(configuration: configuration)
-        try sandbox.service("login", [
-            "auth required pam_permit.so",
-            "auth optional MODULE STATE \(arguments)",
-        ])
+        try sandbox.service(
+            "login",
+            [
+                "auth required pam_permit.so",
+                "auth optional MODULE STATE \(arguments)",
+            ])
         try sandbox.probeService()
         return sandbox
     }
@@ -29,7 +32,8 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(login.infos, ["PIN created. Next time you can log in with it."])
         XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, true)
         XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "none", "no vault without enrol_vault")
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["5291"]).code, PAMCode.success, "the next login takes the PIN")
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["5291"]).code, PAMCode.success, "the next login takes the PIN")
         let again = try sandbox.pam("login", user: user)
         XCTAssertEqual(again.prompts, [], "a user with a PIN is not asked")
     }
@@ -60,7 +64,8 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(retried.errors.count, 2)
         XCTAssertEqual(retried.errors.first?.hasPrefix("PIN rejected: "), true, "\(retried.errors)")
         XCTAssertEqual(retried.errors.last, "PINs do not match.")
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["7361"]).code, PAMCode.success, "the third try was taken")
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["7361"]).code, PAMCode.success, "the third try was taken")
 
         let other = try self.sandbox()
         let failed = try other.pam("login", user: user, responses: ["y", "1234", "0000", "5291", "5292"])
@@ -80,7 +85,8 @@ final class EnrolmentTests: XCTestCase {
         }
         XCTAssertEqual(try sandbox.pam("login", user: user, silent: true).prompts, [], "PAM_SILENT: not asked")
         XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.state + "/users/\(user).offer"))
-        XCTAssertEqual(try sandbox.pam("login", user: user, responses: ["n"]).prompts, [offerPrompt], "still offered later")
+        XCTAssertEqual(
+            try sandbox.pam("login", user: user, responses: ["n"]).prompts, [offerPrompt], "still offered later")
     }
 
     func testOnlyMembersOfEnrolGroupAreOffered() throws {
@@ -98,17 +104,20 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(login.infos.count, 2)
         let shown = login.infos.last ?? ""
         XCTAssertTrue(shown.hasPrefix("Recovery key, shown only this once."), shown)
-        XCTAssertNotNil(login.process.output.range(of: #"\d{5}(-\d{5}){7}"#, options: .regularExpression), login.process.output)
+        XCTAssertNotNil(
+            login.process.output.range(of: #"\d{5}(-\d{5}){7}"#, options: .regularExpression), login.process.output)
         XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "pin")
         XCTAssertTrue(FileManager.default.fileExists(atPath: sandbox.state + "/users/\(user).recovery"))
     }
 
     func testThePINIsNeverProofInTheEnrolService() throws {
         let sandbox = try Sandbox.enrolled(user, pin: "5291")
-        try sandbox.service("secureroom-enrol", [
-            "auth [success=done default=ignore] MODULE STATE",
-            "auth requisite pam_deny.so",
-        ])
+        try sandbox.service(
+            "secureroom-enrol",
+            [
+                "auth [success=done default=ignore] MODULE STATE",
+                "auth requisite pam_deny.so",
+            ])
         let attempt = try sandbox.pam("secureroom-enrol", user: user, responses: ["5291"])
         XCTAssertEqual(attempt.code, PAMCode.authError, "pam_deny decides: the module ignored the call")
         XCTAssertEqual(attempt.prompts, [], "no PIN prompt in secureroom-enrol")
@@ -120,12 +129,14 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(set.status, 0, set.errorOutput)
         XCTAssertNotNil(try sandbox.status(user)["must_change"] as? String)
         // The profile's lines: the PIN first, then the account line with only_expired.
-        try sandbox.service("login", [
-            "auth [success=done default=ignore] MODULE STATE",
-            "auth required pam_permit.so",
-            "account required pam_permit.so",
-            "account [success=ok ignore=ignore default=die] MODULE STATE only_expired",
-        ])
+        try sandbox.service(
+            "login",
+            [
+                "auth [success=done default=ignore] MODULE STATE",
+                "auth required pam_permit.so",
+                "account required pam_permit.so",
+                "account [success=ok ignore=ignore default=die] MODULE STATE only_expired",
+            ])
         try sandbox.probeService()
         // With the password (here: pam_permit) nothing is asked of the PIN.
         let byPassword = try sandbox.pam("login", user: user, responses: [""], operations: ["auth", "acct"])
@@ -133,7 +144,8 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(byPassword.prompts, ["PIN: "])
 
         // The handed-out PIN itself is refused as its own replacement.
-        let login = try sandbox.pam("login", user: user, responses: ["5291", "1234", "5291", "6028", "6028"], operations: ["auth", "acct"])
+        let login = try sandbox.pam(
+            "login", user: user, responses: ["5291", "1234", "5291", "6028", "6028"], operations: ["auth", "acct"])
         XCTAssertEqual(login.code, PAMCode.success, "\(login.results)")
         XCTAssertEqual(login.prompts, ["PIN: ", "New PIN: ", "New PIN: ", "New PIN: ", "Retype new PIN: "])
         XCTAssertEqual(login.errors.first, "Your PIN has expired and must be changed now.")
@@ -141,14 +153,17 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(login.infos.last, "PIN changed.")
         XCTAssertNil(try sandbox.status(user)["must_change"] as? String)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success)
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["5291"]).code, PAMCode.authError, "the handed-out PIN is gone")
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["5291"]).code, PAMCode.authError, "the handed-out PIN is gone")
 
         // `expire` marks an existing PIN; a login that does not replace it is refused, and
         // the mark stays.
         XCTAssertEqual(try sandbox.cli(["expire", user]).status, 0)
-        let abandoned = try sandbox.pam("login", user: user, responses: ["6028", "1111", "1111", "1111"], operations: ["auth", "acct"])
+        let abandoned = try sandbox.pam(
+            "login", user: user, responses: ["6028", "1111", "1111", "1111"], operations: ["auth", "acct"])
         XCTAssertEqual(abandoned.code, PAMCode.permissionDenied)
         XCTAssertNotNil(try sandbox.status(user)["must_change"] as? String)
-        XCTAssertEqual(try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success, "the PIN itself is unchanged")
+        XCTAssertEqual(
+            try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success, "the PIN itself is unchanged")
     }
 }

@@ -40,8 +40,14 @@ final class HostileConversationTests: XCTestCase {
         let cases: [(String, [String])] = [
             ("empty answer", ["--reply-hex", ""]),
             ("1 MiB answer", ["--reply-size", String(1 << 20)]),
-            ("Arabic-Indic digits \u{661}\u{662}\u{663}\u{664}", ["--reply-hex", Self.hex("\u{661}\u{662}\u{663}\u{664}")]),
-            ("fullwidth digits \u{FF11}\u{FF12}\u{FF13}\u{FF14}", ["--reply-hex", Self.hex("\u{FF11}\u{FF12}\u{FF13}\u{FF14}")]),
+            (
+                "Arabic-Indic digits \u{661}\u{662}\u{663}\u{664}",
+                ["--reply-hex", Self.hex("\u{661}\u{662}\u{663}\u{664}")]
+            ),
+            (
+                "fullwidth digits \u{FF11}\u{FF12}\u{FF13}\u{FF14}",
+                ["--reply-hex", Self.hex("\u{FF11}\u{FF12}\u{FF13}\u{FF14}")]
+            ),
             ("embedded NUL 12\\0 34", ["--reply-hex", "3132003334"]),
             ("right PIN after a NUL \\0 7391", ["--reply-hex", "00" + Self.hex(harness.pin)]),
         ]
@@ -60,7 +66,9 @@ final class HostileConversationTests: XCTestCase {
     /// Names that could leave users/ or overflow a buffer: unknown, before any prompt.
     func testHostileUserNamesAreUnknownWithoutAPrompt() throws {
         let harness = try harness()
-        let names = ["a/b", "/etc/shadow", "..", "../daemon", "daemon/../daemon", String(repeating: "d", count: 300), ""]
+        let names = [
+            "a/b", "/etc/shadow", "..", "../daemon", "daemon/../daemon", String(repeating: "d", count: 300), "",
+        ]
         for name in names {
             let run = try harness.run(user: name, responses: [harness.pin])
             let label = name.isEmpty ? "empty user name" : "user name \(name.count > 40 ? "\(name.count) × d" : name)"
@@ -75,11 +83,13 @@ final class HostileConversationTests: XCTestCase {
     func testMissingUserIsAskedForAndRefusedCleanly() throws {
         let harness = try harness()
         let failed = try harness.run(user: nil, options: ["--conversation", "fail"])
-        harness.expect(failed, code: PAMCode.conversationError, log: "cannot determine the user name: Conversation error",
-                       case: "no PAM_USER, conversation fails")
+        harness.expect(
+            failed, code: PAMCode.conversationError, log: "cannot determine the user name: Conversation error",
+            case: "no PAM_USER, conversation fails")
         let nothing = try harness.run(user: nil, options: ["--conversation", "null-reply"])
-        harness.expect(nothing, code: PAMCode.conversationError, log: "cannot determine the user name: Conversation error",
-                       case: "no PAM_USER, NULL answer")
+        harness.expect(
+            nothing, code: PAMCode.conversationError, log: "cannot determine the user name: Conversation error",
+            case: "no PAM_USER, NULL answer")
         let empty = try harness.run(user: nil, responses: ["", harness.pin])
         harness.expect(empty, code: PAMCode.userUnknown, log: "invalid user name \"\"", case: "no PAM_USER, empty name")
         XCTAssertEqual(empty.transcript.prompts.count, 1, "only the name was asked for: \(empty.transcript.prompts)")
@@ -91,18 +101,22 @@ final class HostileConversationTests: XCTestCase {
     func testBrokenConversationDuringAPINChangeChangesNothing() throws {
         let harness = try harness()
         let none = try harness.run(options: ["--conversation", "null-reply"], operations: ["chauthtok"])
-        harness.expect(none, code: PAMCode.conversationError, log: "conversation returned no answer",
-                       case: "chauthtok, NULL answer to the current PIN")
+        harness.expect(
+            none, code: PAMCode.conversationError, log: "conversation returned no answer",
+            case: "chauthtok, NULL answer to the current PIN")
         let malformed = try harness.run(options: ["--reply-size", String(1 << 20)], operations: ["chauthtok"])
-        harness.expect(malformed, code: PAMCode.authError, log: "malformed PIN entered", case: "chauthtok, 1 MiB current PIN")
+        harness.expect(
+            malformed, code: PAMCode.authError, log: "malformed PIN entered", case: "chauthtok, 1 MiB current PIN")
         XCTAssertEqual(try harness.failures(), 0)
         // The current PIN is right, then the conversation ends before the new one.
         let cut = try harness.run(responses: [harness.pin], operations: ["chauthtok"])
-        harness.expect(cut, code: PAMCode.conversationError, log: "conversation failed: Conversation error",
-                       case: "chauthtok, no new PIN")
+        harness.expect(
+            cut, code: PAMCode.conversationError, log: "conversation failed: Conversation error",
+            case: "chauthtok, no new PIN")
         XCTAssertEqual(try harness.failures(), 0, "the right current PIN clears the count")
         let still = try harness.run(responses: [harness.pin])
-        harness.expect(still, code: PAMCode.success, log: "PIN accepted", case: "old PIN still valid after the cut change")
+        harness.expect(
+            still, code: PAMCode.success, log: "PIN accepted", case: "old PIN still valid after the cut change")
     }
 
     /// Lowercase hex of `text`'s UTF-8 bytes, for --reply-hex.
@@ -112,10 +126,12 @@ final class HostileConversationTests: XCTestCase {
 }
 
 extension HostileHarness {
-    /// (Shared by HostileFilesystemTests.) Asserts that `run` ended cleanly with `code` and a module syslog line containing
-    /// `log` (see `problems`), and records the case for the report.
-    func expect(_ run: Run, code: Int32, log: String, case name: String,
-                file: StaticString = #filePath, line: UInt = #line) {
+    /// (Shared by HostileFilesystemTests.) Asserts that `run` ended cleanly with `code` and a
+    /// module syslog line containing `log` (see `problems`), and records the case for the report.
+    func expect(
+        _ run: Run, code: Int32, log: String, case name: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(problems(run, code: code, log: log, case: name), [], file: file, line: line)
     }
 }

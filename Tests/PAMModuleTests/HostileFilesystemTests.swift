@@ -46,7 +46,8 @@ final class HostileFilesystemTests: XCTestCase {
         for (name, path) in [("credential", harness.credential), ("lockout", harness.lockout)] {
             XCTAssertEqual(chown(path, 1, 1), 0)
             let run = try harness.run(responses: [harness.pin])
-            harness.expect(run, code: PAMCode.authInfoUnavailable, log: "not owned by root", case: "\(name) owned by uid 1")
+            harness.expect(
+                run, code: PAMCode.authInfoUnavailable, log: "not owned by root", case: "\(name) owned by uid 1")
             XCTAssertEqual(run.transcript.prompts, [], name)
             XCTAssertEqual(chown(path, 0, 0), 0)
         }
@@ -64,8 +65,9 @@ final class HostileFilesystemTests: XCTestCase {
         for (name, path, mode) in cases {
             XCTAssertEqual(chmod(path, mode), 0)
             let run = try harness.run(responses: [harness.pin])
-            harness.expect(run, code: PAMCode.authInfoUnavailable, log: "accessible by group or others",
-                           case: "\(name) mode 0\(String(mode, radix: 8))")
+            harness.expect(
+                run, code: PAMCode.authInfoUnavailable, log: "accessible by group or others",
+                case: "\(name) mode 0\(String(mode, radix: 8))")
             XCTAssertEqual(run.transcript.prompts, [], "\(name) \(mode)")
             XCTAssertEqual(chmod(path, 0o600), 0)
         }
@@ -78,25 +80,31 @@ final class HostileFilesystemTests: XCTestCase {
         let harness = try harness()
         try ensureLockout(harness)
         let size = 10 << 20
-        for (name, path, limit) in [("credential", harness.credential, 4096), ("lockout", harness.lockout, 16384),
-                                    ("pepper", harness.pepper, 4096)] {
+        for (name, path, limit) in [
+            ("credential", harness.credential, 4096), ("lockout", harness.lockout, 16384),
+            ("pepper", harness.pepper, 4096),
+        ] {
             let original = try Data(contentsOf: URL(fileURLWithPath: path))
             var huge = original
             huge.append(Data(repeating: UInt8(ascii: "x"), count: size - original.count))
             try huge.write(to: URL(fileURLWithPath: path))
             XCTAssertEqual(chmod(path, 0o600), 0)
             let run = try harness.run(options: ["--report-io"], responses: [harness.pin])
-            let read = run.transcript.process.lines.compactMap { $0.hasPrefix("io: rchar ") ? Int($0.dropFirst(10)) : nil }.first
-            harness.expect(run, code: PAMCode.authInfoUnavailable, log: "larger than \(limit) bytes",
-                           case: "\(name) of 10 MiB (driver read \(read.map { "\($0 / 1024) KiB" } ?? "?") in all)")
+            let read = run.transcript.process.lines.compactMap {
+                $0.hasPrefix("io: rchar ") ? Int($0.dropFirst(10)) : nil
+            }.first
+            harness.expect(
+                run, code: PAMCode.authInfoUnavailable, log: "larger than \(limit) bytes",
+                case: "\(name) of 10 MiB (driver read \(read.map { "\($0 / 1024) KiB" } ?? "?") in all)")
             XCTAssertNotNil(read, "no io line: \(run.transcript.process.output)")
             XCTAssertLessThan(read ?? .max, 1 << 20, "\(name): the driver read at least 1 MiB")
             try original.write(to: URL(fileURLWithPath: path))
             XCTAssertEqual(chmod(path, 0o600), 0)
         }
         XCTAssertEqual(try harness.failures(), 0)
-        harness.expect(try harness.run(responses: [harness.pin]), code: PAMCode.success, log: "PIN accepted",
-                       case: "restored records accepted")
+        harness.expect(
+            try harness.run(responses: [harness.pin]), code: PAMCode.success, log: "PIN accepted",
+            case: "restored records accepted")
     }
 
     /// Every proper prefix of a valid credential record (0 bytes up to one byte short) is
@@ -118,11 +126,13 @@ final class HostileFilesystemTests: XCTestCase {
                 XCTAssertEqual(chmod(file.path, 0o600), 0)
                 let run = try harness.run(responses: [harness.pin])
                 let line = run.moduleLog.first { $0.contains("corrupt record") }
-                let clean = run.transcript.code == PAMCode.authInfoUnavailable && line != nil
+                let clean =
+                    run.transcript.code == PAMCode.authInfoUnavailable && line != nil
                     && run.transcript.prompts.count == (file.prompted ? 1 : 0)
                 if !clean {
                     violations += 1
-                    XCTFail("\(file.name) prefix of \(length) bytes: \(run.transcript.process.output) log \(run.moduleLog)")
+                    XCTFail(
+                        "\(file.name) prefix of \(length) bytes: \(run.transcript.process.output) log \(run.moduleLog)")
                 }
                 if let line {
                     if firstLine.isEmpty { firstLine = line }
@@ -133,15 +143,17 @@ final class HostileFilesystemTests: XCTestCase {
                 }
             }
             let summary = reasons.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: "; ")
-            harness.record(case: "every prefix of the \(file.name) (\(original.count) lengths, \(violations) not refused)",
-                           result: violations == 0 ? "9 for all" : "\(violations) not refused",
-                           syslog: "\(ReliabilityReport.trimmed(firstLine)) — reasons: \(summary)")
+            harness.record(
+                case: "every prefix of the \(file.name) (\(original.count) lengths, \(violations) not refused)",
+                result: violations == 0 ? "9 for all" : "\(violations) not refused",
+                syslog: "\(ReliabilityReport.trimmed(firstLine)) — reasons: \(summary)")
             try original.write(to: URL(fileURLWithPath: file.path))
             XCTAssertEqual(chmod(file.path, 0o600), 0)
         }
         XCTAssertEqual(try harness.failures(), 0)
-        harness.expect(try harness.run(responses: [harness.pin]), code: PAMCode.success, log: "PIN accepted",
-                       case: "whole credential accepted after the truncations")
+        harness.expect(
+            try harness.run(responses: [harness.pin]), code: PAMCode.success, log: "PIN accepted",
+            case: "whole credential accepted after the truncations")
     }
 
     /// A FIFO (must not hang) or a symlink (must not be followed) as the lockout record
@@ -150,8 +162,9 @@ final class HostileFilesystemTests: XCTestCase {
         let harness = try harness()
         try ensureLockout(harness)
         let decoy = harness.sandbox.root + "/decoy"
-        try FileManager.default.createDirectory(atPath: decoy, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: decoy, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         for (name, path, prompted) in [("lockout record", harness.lockout, false), ("pepper", harness.pepper, true)] {
             let saved = decoy + "/" + (path as NSString).lastPathComponent
             try FileManager.default.copyItem(atPath: path, toPath: saved)
@@ -160,7 +173,8 @@ final class HostileFilesystemTests: XCTestCase {
             try FileManager.default.removeItem(atPath: path)
             XCTAssertEqual(mkfifo(path, 0o600), 0)
             let fifo = try harness.run(responses: [harness.pin])
-            harness.expect(fifo, code: PAMCode.authInfoUnavailable, log: "not a regular file", case: "\(name) is a FIFO")
+            harness.expect(
+                fifo, code: PAMCode.authInfoUnavailable, log: "not a regular file", case: "\(name) is a FIFO")
             XCTAssertEqual(fifo.transcript.prompts.count, prompted ? 1 : 0, name)
 
             try FileManager.default.removeItem(atPath: path)
@@ -185,8 +199,9 @@ final class HostileFilesystemTests: XCTestCase {
         let harness = try harness()
         let users = harness.sandbox.state + "/users"
         let decoy = harness.sandbox.root + "/decoy"
-        try FileManager.default.createDirectory(atPath: decoy, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: decoy, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700])
         try harness.sandbox.write(decoy + "/target", "must stay as it is\n", mode: 0o600)
         let lockoutTemporary = users + "/.\(harness.user).lockout.tmp"
         let credentialTemporary = users + "/.\(harness.user).credential.tmp"
@@ -194,19 +209,23 @@ final class HostileFilesystemTests: XCTestCase {
 
         try FileManager.default.createSymbolicLink(atPath: lockoutTemporary, withDestinationPath: decoy + "/target")
         let wrong = try harness.run(responses: ["1357"])
-        harness.expect(wrong, code: PAMCode.authError, log: "wrong PIN", case: "symlink at .NAME.lockout.tmp, wrong PIN (counted)")
+        harness.expect(
+            wrong, code: PAMCode.authError, log: "wrong PIN", case: "symlink at .NAME.lockout.tmp, wrong PIN (counted)")
         XCTAssertEqual(try harness.failures(), 1)
 
         XCTAssertEqual(link(decoy + "/target", lockoutTemporary), 0)
         let right = try harness.run(responses: [harness.pin])
-        harness.expect(right, code: PAMCode.success, log: "PIN accepted", case: "hard link at .NAME.lockout.tmp, right PIN")
+        harness.expect(
+            right, code: PAMCode.success, log: "PIN accepted", case: "hard link at .NAME.lockout.tmp, right PIN")
         XCTAssertEqual(try harness.failures(), 0)
 
         try FileManager.default.createSymbolicLink(atPath: credentialTemporary, withDestinationPath: decoy + "/target")
         let change = try harness.run(responses: [harness.pin, impostorPIN, impostorPIN], operations: ["chauthtok"])
-        harness.expect(change, code: PAMCode.success, log: "PIN changed", case: "symlink at .NAME.credential.tmp, PIN change")
-        harness.expect(try harness.run(responses: [impostorPIN]), code: PAMCode.success, log: "PIN accepted",
-                       case: "the changed PIN works")
+        harness.expect(
+            change, code: PAMCode.success, log: "PIN changed", case: "symlink at .NAME.credential.tmp, PIN change")
+        harness.expect(
+            try harness.run(responses: [impostorPIN]), code: PAMCode.success, log: "PIN accepted",
+            case: "the changed PIN works")
 
         XCTAssertEqual(HostileHarness.snapshot(decoy), before, "a file outside the state directory was written")
         for temporary in [lockoutTemporary, credentialTemporary] {
@@ -216,8 +235,9 @@ final class HostileFilesystemTests: XCTestCase {
 
         try FileManager.default.createDirectory(atPath: lockoutTemporary, withIntermediateDirectories: false)
         let blocked = try harness.run(responses: ["1357"])
-        harness.expect(blocked, code: PAMCode.authInfoUnavailable, log: "Is a directory",
-                       case: "directory at .NAME.lockout.tmp, wrong PIN")
+        harness.expect(
+            blocked, code: PAMCode.authInfoUnavailable, log: "Is a directory",
+            case: "directory at .NAME.lockout.tmp, wrong PIN")
         XCTAssertEqual(try harness.failures(), 0, "the count could not be written, so argon2 never ran")
         try FileManager.default.removeItem(atPath: lockoutTemporary)
     }
@@ -233,20 +253,24 @@ final class HostileFilesystemTests: XCTestCase {
         let impostor = try impostor(harness)
         let before = HostileHarness.snapshot(impostor)
 
-        let toSymlink = try harness.run(options: ["--at-prompt", "mv '\(state)' '\(moved)' && ln -s '\(impostor)' '\(state)'"],
-                                        responses: [impostorPIN])
+        let toSymlink = try harness.run(
+            options: ["--at-prompt", "mv '\(state)' '\(moved)' && ln -s '\(impostor)' '\(state)'"],
+            responses: [impostorPIN])
         XCTAssertTrue(toSymlink.transcript.process.lines.contains("at-prompt: 0"), toSymlink.transcript.process.output)
-        harness.expect(toSymlink, code: PAMCode.authError, log: "wrong PIN",
-                       case: "state dir → symlink to an impostor at the prompt, impostor's PIN")
+        harness.expect(
+            toSymlink, code: PAMCode.authError, log: "wrong PIN",
+            case: "state dir → symlink to an impostor at the prompt, impostor's PIN")
         XCTAssertEqual(try harness.failures(in: moved), 1, "counted in the original directory")
         XCTAssertEqual(HostileHarness.snapshot(impostor), before, "the impostor state was written")
         try FileManager.default.removeItem(atPath: state)
         try FileManager.default.moveItem(atPath: moved, toPath: state)
 
-        let toDirectory = try harness.run(options: ["--at-prompt", "mv '\(state)' '\(moved)' && mv '\(impostor)' '\(state)'"],
-                                          responses: [harness.pin])
-        harness.expect(toDirectory, code: PAMCode.success, log: "PIN accepted",
-                       case: "state dir → impostor directory at the prompt, real PIN")
+        let toDirectory = try harness.run(
+            options: ["--at-prompt", "mv '\(state)' '\(moved)' && mv '\(impostor)' '\(state)'"],
+            responses: [harness.pin])
+        harness.expect(
+            toDirectory, code: PAMCode.success, log: "PIN accepted",
+            case: "state dir → impostor directory at the prompt, real PIN")
         XCTAssertEqual(try harness.failures(in: moved), 0, "the success cleared the original's count")
         XCTAssertEqual(HostileHarness.snapshot(state), before, "the impostor state (now at the state path) was written")
         try FileManager.default.moveItem(atPath: state, toPath: impostor)
@@ -256,8 +280,9 @@ final class HostileFilesystemTests: XCTestCase {
         let usersToSymlink = try harness.run(
             options: ["--at-prompt", "mv '\(users)' '\(users)-moved' && ln -s '\(impostor)/users' '\(users)'"],
             responses: [impostorPIN])
-        harness.expect(usersToSymlink, code: PAMCode.authError, log: "wrong PIN",
-                       case: "users/ → symlink to the impostor's at the prompt, impostor's PIN")
+        harness.expect(
+            usersToSymlink, code: PAMCode.authError, log: "wrong PIN",
+            case: "users/ → symlink to the impostor's at the prompt, impostor's PIN")
         XCTAssertEqual(HostileHarness.snapshot(impostor), before, "the impostor state was written")
         try FileManager.default.removeItem(atPath: users)
         try FileManager.default.moveItem(atPath: users + "-moved", toPath: users)
@@ -275,11 +300,13 @@ final class HostileFilesystemTests: XCTestCase {
         for (name, path) in [("credential", harness.credential), ("lockout", harness.lockout)] {
             let target = impostor + "/users/" + (path as NSString).lastPathComponent
             let saved = harness.sandbox.root + "/saved-" + name
-            let run = try harness.run(options: ["--at-prompt", "mv '\(path)' '\(saved)' && ln -s '\(target)' '\(path)'"],
-                                      responses: [impostorPIN])
+            let run = try harness.run(
+                options: ["--at-prompt", "mv '\(path)' '\(saved)' && ln -s '\(target)' '\(path)'"],
+                responses: [impostorPIN])
             XCTAssertTrue(run.transcript.process.lines.contains("at-prompt: 0"), run.transcript.process.output)
-            harness.expect(run, code: PAMCode.authInfoUnavailable, log: "is a symlink",
-                           case: "\(name) → symlink to the impostor's at the prompt")
+            harness.expect(
+                run, code: PAMCode.authInfoUnavailable, log: "is a symlink",
+                case: "\(name) → symlink to the impostor's at the prompt")
             try FileManager.default.removeItem(atPath: path)
             try FileManager.default.moveItem(atPath: saved, toPath: path)
             XCTAssertEqual(try harness.failures(), 0, name)

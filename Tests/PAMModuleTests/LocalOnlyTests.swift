@@ -14,10 +14,14 @@ final class LocalOnlyTests: XCTestCase {
     func testTransactionsFromTheNetworkAreIgnoredWithoutAPrompt() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
         try sandbox.probeService("sshd")
-        for (service, rhost) in [("sshd", nil), ("sshd", "127.0.0.1"), ("probe", "203.0.113.7"), ("probe", "client.example.org"),
-                                 ("probe", "::ffff:198.51.100.2")] as [(String, String?)] {
-            let result = try sandbox.pam(service, user: user, responses: ["1357"], options: rhost.map { ["--rhost", $0] } ?? [])
-            XCTAssertEqual(result.code, PAMCode.credentialExpired, "\(service) from \(rhost ?? "-"): \(result.process.output)")
+        for (service, rhost) in [
+            ("sshd", nil), ("sshd", "127.0.0.1"), ("probe", "203.0.113.7"), ("probe", "client.example.org"),
+            ("probe", "::ffff:198.51.100.2"),
+        ] as [(String, String?)] {
+            let result = try sandbox.pam(
+                service, user: user, responses: ["1357"], options: rhost.map { ["--rhost", $0] } ?? [])
+            XCTAssertEqual(
+                result.code, PAMCode.credentialExpired, "\(service) from \(rhost ?? "-"): \(result.process.output)")
             XCTAssertEqual(result.prompts, [], "\(service) from \(rhost ?? "-")")
             XCTAssertEqual(result.errors, [])
         }
@@ -32,20 +36,31 @@ final class LocalOnlyTests: XCTestCase {
         let hosts = sandbox.root + "/hosts"
         try sandbox.write(hosts, "127.0.0.1 localhost\n127.0.1.1 srbox.corp.example srbox\n", mode: 0o644)
         func login(from rhost: String) throws -> PAMTranscript {
-            let arguments = sandbox.driverArguments("probe", user: user, options: ["--rhost", rhost], operations: ["auth"])
+            let arguments = sandbox.driverArguments(
+                "probe", user: user, options: ["--rhost", rhost], operations: ["auth"])
             let script = "hostname srbox && mount --bind \"$0\" /etc/hosts && exec \"$@\""
-            return PAMTranscript(try runProgram("/usr/bin/unshare", ["--uts", "--mount", "--propagation", "private", "/bin/sh",
-                                                                    "-c", script, hosts, Artifacts.driver] + arguments,
-                                                input: Sandbox.lines([pin])))
+            return PAMTranscript(
+                try runProgram(
+                    "/usr/bin/unshare",
+                    [
+                        "--uts", "--mount", "--propagation", "private", "/bin/sh",
+                        "-c", script, hosts, Artifacts.driver,
+                    ] + arguments,
+                    input: Sandbox.lines([pin])))
         }
-        for rhost in ["", "localhost", "127.0.0.1", "127.1.2.3", "::1", "srbox", "SRBOX.", "srbox.corp.example",
-                      "SrBox.Corp.Example."] {
+        for rhost in [
+            "", "localhost", "127.0.0.1", "127.1.2.3", "::1", "srbox", "SRBOX.", "srbox.corp.example",
+            "SrBox.Corp.Example.",
+        ] {
             let result = try login(from: rhost)
-            XCTAssertEqual(result.code, PAMCode.success, "rhost \(rhost): \(result.process.output)\(result.process.errorOutput)")
+            XCTAssertEqual(
+                result.code, PAMCode.success, "rhost \(rhost): \(result.process.output)\(result.process.errorOutput)")
             XCTAssertEqual(result.prompts, ["PIN: "], "rhost \(rhost)")
         }
-        for rhost in ["srbox.evil.example", "SRBOX.attacker.net", "srbox.corp.example.evil.net", "srbox.exämple.example",
-                      "127.1", "2130706433"] {
+        for rhost in [
+            "srbox.evil.example", "SRBOX.attacker.net", "srbox.corp.example.evil.net", "srbox.exämple.example",
+            "127.1", "2130706433",
+        ] {
             let result = try login(from: rhost)
             XCTAssertEqual(result.code, PAMCode.credentialExpired, "rhost \(rhost): \(result.process.output)")
             XCTAssertEqual(result.prompts, [], "rhost \(rhost)")
@@ -63,8 +78,9 @@ final class LocalOnlyTests: XCTestCase {
         XCTAssertEqual(xrdp.code, PAMCode.credentialExpired)
         XCTAssertEqual(xrdp.prompts, [])
         try sandbox.probeService("sshd", arguments: "remote_services=")
-        XCTAssertEqual(try sandbox.pam("sshd", user: user, responses: [pin], options: ["--rhost", "127.0.0.1"]).code,
-                       PAMCode.success, "with no remote services, a loopback client is local")
+        XCTAssertEqual(
+            try sandbox.pam("sshd", user: user, responses: [pin], options: ["--rhost", "127.0.0.1"]).code,
+            PAMCode.success, "with no remote services, a loopback client is local")
     }
 
     /// The account and password groups ignore remote transactions too.
@@ -82,7 +98,9 @@ final class LocalOnlyTests: XCTestCase {
     /// lockout; it returns PAM_IGNORE, so it can never let anyone in by itself.
     func testASuccessfulPasswordLiftsTheLockoutAndAuthsuccNeverGrants() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin, configuration: Sandbox.fastKDF + "deny = 3\nschedule =\n")
-        for wrong in ["1111", "2222", "3333"] { XCTAssertEqual(try sandbox.pam(user: user, responses: [wrong]).code, PAMCode.authError) }
+        for wrong in ["1111", "2222", "3333"] {
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [wrong]).code, PAMCode.authError)
+        }
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.maxTries)
         // A stand-in for "the password was right": pam_permit, then the authsucc line.
         try sandbox.service("password-ok", ["auth required pam_permit.so", "auth optional MODULE STATE authsucc"])
@@ -110,11 +128,13 @@ final class LocalOnlyTests: XCTestCase {
         // common-auth as `pam-auth-update --enable secureroom secureroom-authsucc` writes
         // it, with pam_unix's place taken by pam_deny (a wrong password) or pam_permit.
         func commonAuth(_ password: String) -> [String] {
-            ["auth [success=2 default=ignore] MODULE STATE nodelay",
-             "auth [success=1 default=ignore] \(password)",
-             "auth requisite pam_deny.so",
-             "auth required pam_permit.so",
-             "auth optional MODULE STATE authsucc"]
+            [
+                "auth [success=2 default=ignore] MODULE STATE nodelay",
+                "auth [success=1 default=ignore] \(password)",
+                "auth requisite pam_deny.so",
+                "auth required pam_permit.so",
+                "auth optional MODULE STATE authsucc",
+            ]
         }
         try sandbox.service("pin-login", commonAuth("pam_deny.so"))
         let login = try sandbox.pam("pin-login", user: user, responses: [pin])
@@ -137,7 +157,8 @@ final class LocalOnlyTests: XCTestCase {
         let path = sandbox.state + "/users/\(user).lockout"
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { line -> String in
             guard line.hasPrefix("failed-at: ") else { return String(line) }
-            return "failed-at: " + line.dropFirst(11).split(separator: " ").map { String(Int($0)! - seconds) }.joined(separator: " ")
+            return "failed-at: "
+                + line.dropFirst(11).split(separator: " ").map { String(Int($0)! - seconds) }.joined(separator: " ")
         }
         try sandbox.write(path, lines.joined(separator: "\n") + "\n", mode: 0o600)
     }

@@ -8,7 +8,8 @@ import XCTest
 /// counted, the lockout — and the names tried leave no file of their own.
 final class NoEnumerationTests: XCTestCase {
     func testTwelveWrongAttemptsReadTheSameForEveryName() throws {
-        let sandbox = try Sandbox.enrolled("daemon", pin: "6193", configuration: Sandbox.fastKDF + "nopin = fail\nschedule =\n")
+        let sandbox = try Sandbox.enrolled(
+            "daemon", pin: "6193", configuration: Sandbox.fastKDF + "nopin = fail\nschedule =\n")
         let guesses = ["1111", "2222", "3333", "2222", "4444", "5555", "6666", "7777", "8888", "9999", "0000", "1212"]
         var transcripts: [String: [String]] = [:]
         for name in ["daemon", "bin", "srnosuchuser"] {
@@ -19,12 +20,17 @@ final class NoEnumerationTests: XCTestCase {
         }
         XCTAssertEqual(transcripts["daemon"], transcripts["bin"], "a user without a PIN reads differently")
         XCTAssertEqual(transcripts["daemon"], transcripts["srnosuchuser"], "an unknown name reads differently")
-        XCTAssertEqual(transcripts["daemon"]?[0], "[\"PIN: \"] [\"Incorrect PIN. 8 attempts left before the PIN is disabled.\"] \(PAMCode.authError)")
+        XCTAssertEqual(
+            transcripts["daemon"]?[0],
+            "[\"PIN: \"] [\"Incorrect PIN. 8 attempts left before the PIN is disabled.\"] \(PAMCode.authError)")
         XCTAssertEqual(transcripts["daemon"]?[3].contains("already tried; not counted again"), true)
-        XCTAssertEqual(transcripts["daemon"]?[11], "[] [\"PIN disabled after 9 failed attempts; ask an administrator.\"] \(PAMCode.maxTries)")
+        XCTAssertEqual(
+            transcripts["daemon"]?[11],
+            "[] [\"PIN disabled after 9 failed attempts; ask an administrator.\"] \(PAMCode.maxTries)")
         // Bounded state: the names tried made no file of their own, only decoy slots.
         let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.state + "/users").sorted()
-        XCTAssertTrue(files.allSatisfy { $0.hasPrefix("daemon.") || $0.hasPrefix(".decoy-") || $0 == ".decoy.lock" }, "\(files)")
+        XCTAssertTrue(
+            files.allSatisfy { $0.hasPrefix("daemon.") || $0.hasPrefix(".decoy-") || $0 == ".decoy.lock" }, "\(files)")
         XCTAssertLessThanOrEqual(files.filter { $0.hasPrefix(".decoy-") }.count, 2)
     }
 

@@ -8,7 +8,9 @@ final class StateSecurityTests: XCTestCase {
     let user = "daemon"
     let pin = "7391"
 
-    private func assertRefused(_ sandbox: Sandbox, _ description: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertRefused(
+        _ sandbox: Sandbox, _ description: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let result = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.authInfoUnavailable, description, file: file, line: line)
         XCTAssertEqual(result.prompts, [], "\(description): refused before asking", file: file, line: line)

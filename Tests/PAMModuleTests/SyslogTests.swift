@@ -28,29 +28,37 @@ final class SyslogTests: XCTestCase {
             logged.append(contentsOf: run.moduleLog)
         }
         // Three failures since the right PIN (deny=3): the next attempt is refused as locked.
-        for wrong in ["3333", "4444"] { logged += try harness.run(user: harness.user, options: remote, responses: [wrong]).moduleLog }
+        for wrong in ["3333", "4444"] {
+            logged += try harness.run(user: harness.user, options: remote, responses: [wrong]).moduleLog
+        }
         let locked = try harness.run(user: harness.user, options: remote, responses: [harness.pin])
-        let refusal = try XCTUnwrap(locked.moduleLog.first { $0.contains("refused daemon: PIN locked") }, "\(locked.moduleLog)")
+        let refusal = try XCTUnwrap(
+            locked.moduleLog.first { $0.contains("refused daemon: PIN locked") }, "\(locked.moduleLog)")
         XCTAssertTrue(refusal.hasSuffix(origin), refusal)
         logged.append(contentsOf: locked.moduleLog)
 
         // As a syslog file has them: "Nov 24 14:20:00 host ident[pid]: message".
         let stamp = "Nov 24 14:20:00"
         let file = harness.sandbox.root + "/auth.log"
-        let text = logged.map { line -> String in
-            let message = line.drop { $0 != ">" }.dropFirst().drop { $0 != " " }.dropFirst()   // "<PRI>Mmm dd hh:mm:ss "
-            let afterDate = message.split(separator: " ", maxSplits: 2).last.map(String.init) ?? String(message)
-            return "\(stamp) testhost \(afterDate)"
-        }.joined(separator: "\n") + "\n"
+        let text =
+            logged.map { line -> String in
+                // "<PRI>Mmm dd hh:mm:ss "
+                let message = line.drop { $0 != ">" }.dropFirst().drop { $0 != " " }.dropFirst()
+                let afterDate = message.split(separator: " ", maxSplits: 2).last.map(String.init) ?? String(message)
+                return "\(stamp) testhost \(afterDate)"
+            }.joined(separator: "\n") + "\n"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
         // As installed: in a filter.d directory beside fail2ban's own common.conf.
         let filters = harness.sandbox.root + "/filter.d"
         try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
-        for (source, name) in [(Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
-                               ("/etc/fail2ban/filter.d/common.conf", "common.conf")] {
+        for (source, name) in [
+            (Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
+            ("/etc/fail2ban/filter.d/common.conf", "common.conf"),
+        ] {
             try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
         }
-        let result = try runProgram("/usr/bin/fail2ban-regex", ["--print-all-matched", file, filters + "/secureroom.conf"])
+        let result = try runProgram(
+            "/usr/bin/fail2ban-regex", ["--print-all-matched", file, filters + "/secureroom.conf"])
         XCTAssertEqual(result.status, 0, result.errorOutput)
         // Remote: 3 wrong PINs, the repeat, two nopin=fail names and the lock: 7 of them.
         // The accepted PIN and the local wrong PIN (rhost=-) are not matched.
@@ -69,24 +77,36 @@ final class SyslogTests: XCTestCase {
         try sandbox.probeService(arguments: "remote=allow")
         let store = sandbox.root + "/journal"
         try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
-        let driver = ([Artifacts.driver] + sandbox.driverArguments("probe", user: "daemon", options: ["--rhost", "203.0.113.7"],
-                                                                    operations: ["auth"])).joined(separator: " ")
-        let forged = "pam_secureroom(sshd:auth): authentication failure for daemon: wrong PIN (1 of 9 counted); "
+        let driver =
+            ([Artifacts.driver]
+            + sandbox.driverArguments(
+                "probe", user: "daemon", options: ["--rhost", "203.0.113.7"],
+                operations: ["auth"])).joined(separator: " ")
+        let forged =
+            "pam_secureroom(sshd:auth): authentication failure for daemon: wrong PIN (1 of 9 counted); "
             + "service=sshd tty=- rhost=198.51.100.66 ruser=-"
-        let script = "echo 1111 | \(driver) >/dev/null; echo driver=$?; "
+        let script =
+            "echo 1111 | \(driver) >/dev/null; echo driver=$?; "
             + "setpriv --reuid=65534 --regid=65534 --clear-groups logger -p authpriv.notice -t sshd '\(forged)'"
-        let logged = try runProgram(Artifacts.root + "/Tests/PAMModuleTests/Fixtures/private-journal.sh", [store, script])
+        let logged = try runProgram(
+            Artifacts.root + "/Tests/PAMModuleTests/Fixtures/private-journal.sh", [store, script])
         XCTAssertEqual(logged.status, 0, logged.output + logged.errorOutput)
-        XCTAssertEqual(logged.output, "driver=\(PAMCode.authError)\n", "the wrong PIN is refused: \(logged.errorOutput)")
+        XCTAssertEqual(
+            logged.output, "driver=\(PAMCode.authError)\n", "the wrong PIN is refused: \(logged.errorOutput)")
         let filters = sandbox.root + "/filter.d"
         try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
-        for (source, name) in [(Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
-                               ("/etc/fail2ban/filter.d/common.conf", "common.conf")] {
+        for (source, name) in [
+            (Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
+            ("/etc/fail2ban/filter.d/common.conf", "common.conf"),
+        ] {
             try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
         }
         func regex(_ options: [String]) throws -> (matched: String, output: String) {
-            let result = try runProgram("/usr/bin/fail2ban-regex",
-                                        options + ["--print-all-matched", "systemd-journal[journalpath=\(store)]", filters + "/secureroom.conf"])
+            let result = try runProgram(
+                "/usr/bin/fail2ban-regex",
+                options + [
+                    "--print-all-matched", "systemd-journal[journalpath=\(store)]", filters + "/secureroom.conf",
+                ])
             XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
             return (String(result.output.split(separator: "\n").first { $0.hasPrefix("Lines: ") } ?? ""), result.output)
         }

@@ -16,7 +16,8 @@ final class TPMBoundPINTests: XCTestCase {
 
     /// A sandbox whose PINs are bound to `chip` (default: this test's TPM).
     private func boundSandbox(_ chip: SoftwareTPM? = nil, extra: String = "") throws -> Sandbox {
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \((chip ?? tpm).tcti)\n" + extra)
+        let sandbox = try Sandbox(
+            configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \((chip ?? tpm).tcti)\n" + extra)
         try sandbox.enrol(user, pin: pin)
         try sandbox.probeService()
         return sandbox
@@ -106,9 +107,12 @@ final class TPMBoundPINTests: XCTestCase {
             let refused = try sandbox.pam(user: name, responses: [pin])
             XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable, name)
             XCTAssertEqual(refused.prompts, [], name)
-            XCTAssertEqual(refused.errors, ["Too many wrong PINs went to the security chip; try again in 84 min, or use your password."], name)
+            XCTAssertEqual(
+                refused.errors,
+                ["Too many wrong PINs went to the security chip; try again in 84 min, or use your password."], name)
         }
-        XCTAssertEqual(try tpm.lockoutCounter(), 2, "the bound account's two; the decoy's stand-ins are not counted by the chip")
+        XCTAssertEqual(
+            try tpm.lockoutCounter(), 2, "the bound account's two; the decoy's stand-ins are not counted by the chip")
         XCTAssertEqual(try failures(sandbox), 2)
     }
 
@@ -135,7 +139,9 @@ final class TPMBoundPINTests: XCTestCase {
         tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
         let sandbox = try boundSandbox()
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
-        let before = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
+        let before =
+            try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
+            as? [String: Any]
         XCTAssertEqual(before?["present"] as? Bool, true)
         XCTAssertEqual(before?["counter"] as? Int, 1)
         XCTAssertEqual(before?["max_tries"] as? Int, 3)
@@ -146,7 +152,9 @@ final class TPMBoundPINTests: XCTestCase {
         let harden = try sandbox.cli(["tpm", "harden", "--max-tries", "32", "--recovery-seconds", "600"])
         XCTAssertEqual(harden.status, 0, harden.errorOutput)
         XCTAssertTrue(harden.output.contains("hex:"), harden.output)
-        let after = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
+        let after =
+            try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
+            as? [String: Any]
         XCTAssertEqual(after?["max_tries"] as? Int, 32)
         XCTAssertEqual(after?["recovery_seconds"] as? Int, 600)
         XCTAssertEqual(after?["lockout_auth_set"] as? Bool, true)
@@ -154,7 +162,9 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(again.status, 1)
         XCTAssertTrue(again.errorOutput.contains("already has a lockout authorization"), again.errorOutput)
         tpm.stop()
-        let gone = try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8)) as? [String: Any]
+        let gone =
+            try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
+            as? [String: Any]
         XCTAssertEqual(gone?["present"] as? Bool, false)
     }
 
@@ -173,14 +183,17 @@ final class TPMBoundPINTests: XCTestCase {
         }
         XCTAssertEqual(transcripts[user], transcripts["bin"])
         XCTAssertEqual(transcripts[user], transcripts["srnosuchuser"])
-        XCTAssertEqual(try tpm.lockoutCounter(), 2, "the bound PIN's two distinct wrong guesses; the decoys count nothing on the chip")
+        XCTAssertEqual(
+            try tpm.lockoutCounter(), 2,
+            "the bound PIN's two distinct wrong guesses; the decoys count nothing on the chip")
         tpm.stop()
         let gone = try [user, "bin", "srnosuchuser"].map { name -> String in
             let run = try sandbox.pam(user: name, responses: [pin])
             return "\(run.prompts) \(run.errors) \(run.code)"
         }
         XCTAssertEqual(Set(gone).count, 1, "\(gone)")
-        XCTAssertEqual(gone[0], "[] [\"The security chip does not answer; use your password.\"] \(PAMCode.authInfoUnavailable)")
+        XCTAssertEqual(
+            gone[0], "[] [\"The security chip does not answer; use your password.\"] \(PAMCode.authInfoUnavailable)")
     }
 
     /// tpm2-tss reads its logging from the environment, which in a PAM module is the
@@ -189,8 +202,9 @@ final class TPMBoundPINTests: XCTestCase {
     func testTheCallersEnvironmentDoesNotConfigureTheTPMLibrary() throws {
         let sandbox = try boundSandbox()
         let logFile = sandbox.root + "/tss2.log"
-        let run = try sandbox.pam(user: user, responses: ["2580"],
-                                  environment: ["TSS2_LOG": "all+trace", "TSS2_LOGFILE": logFile])
+        let run = try sandbox.pam(
+            user: user, responses: ["2580"],
+            environment: ["TSS2_LOG": "all+trace", "TSS2_LOGFILE": logFile])
         XCTAssertEqual(run.code, PAMCode.authError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: logFile), "root appended to a file the caller named")
         XCTAssertFalse(run.process.errorOutput.contains("esys"), run.process.errorOutput)

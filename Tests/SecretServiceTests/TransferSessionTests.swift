@@ -1,8 +1,9 @@
 import CSecureRoomCrypto
 import CSecureRoomTransferCrypto
 import SecureRoomCore
-@testable import SecureRoomSecretService
 import XCTest
+
+@testable import SecureRoomSecretService
 
 /// The transfer algorithm's parts against published vectors, and its refusals. The whole
 /// exchange with real clients (libsecret, SecretStorage) is Tests/e2e/secret-service.sh.
@@ -25,7 +26,8 @@ final class TransferSessionTests: XCTestCase {
 
     func testAES128CBCMatchesSP800_38A() {
         // NIST SP 800-38A F.2.1: the first block, then PKCS#7 adds a block of 16 × 0x10.
-        let key = bytes("2b7e151628aed2a6abf7158809cf4f3c"), iv = bytes("000102030405060708090a0b0c0d0e0f")
+        let key = bytes("2b7e151628aed2a6abf7158809cf4f3c")
+        let iv = bytes("000102030405060708090a0b0c0d0e0f")
         let plain = bytes("6bc1bee22e409f96e93d7e117393172a")
         var out = [UInt8](repeating: 0, count: 32)
         var length = 0
@@ -52,9 +54,11 @@ final class TransferSessionTests: XCTestCase {
     /// SecretStorage in Tests/e2e/secret-service.sh.)
     func testSecretsRoundTripInANegotiatedSession() throws {
         // A valid public key in the group: g^x for a fresh x (the primitive's own "public key" output).
-        var clientPublic = [UInt8](repeating: 0, count: 128), unused = [UInt8](repeating: 0, count: 128)
+        var clientPublic = [UInt8](repeating: 0, count: 128)
+        var unused = [UInt8](repeating: 0, count: 128)
         XCTAssertEqual(sr_dh_ietf1024([2], 1, &clientPublic, &unused), 1)
-        let (session, providerPublic) = try TransferSession.negotiate(owner: ":1.1", peerPublicKey: secret(clientPublic))
+        let (session, providerPublic) = try TransferSession.negotiate(
+            owner: ":1.1", peerPublicKey: secret(clientPublic))
         XCTAssertEqual(providerPublic.count, 128)
         XCTAssertNotEqual(providerPublic, clientPublic)
         XCTAssertEqual(session.algorithm, .dhAES)
@@ -71,8 +75,10 @@ final class TransferSessionTests: XCTestCase {
         let p = bytes(prime)
         var pMinusOne = p
         pMinusOne[127] -= 1
-        let bad: [(String, [UInt8])] = [("empty", []), ("zero", [0]), ("one", [1]), ("p - 1", pMinusOne), ("p", p),
-                                        ("129 bytes", [1] + [UInt8](repeating: 0, count: 128))]
+        let bad: [(String, [UInt8])] = [
+            ("empty", []), ("zero", [0]), ("one", [1]), ("p - 1", pMinusOne), ("p", p),
+            ("129 bytes", [1] + [UInt8](repeating: 0, count: 128)),
+        ]
         for (name, key) in bad {
             XCTAssertThrowsError(try TransferSession.negotiate(owner: ":1.1", peerPublicKey: secret(key)), name) {
                 XCTAssertEqual(($0 as? BusFailure)?.name, "org.freedesktop.DBus.Error.InvalidArgs", name)
@@ -81,11 +87,16 @@ final class TransferSessionTests: XCTestCase {
     }
 
     func testMalformedSecretsAreInvalidArguments() throws {
-        var clientPublic = [UInt8](repeating: 0, count: 128), unused = [UInt8](repeating: 0, count: 128)
+        var clientPublic = [UInt8](repeating: 0, count: 128)
+        var unused = [UInt8](repeating: 0, count: 128)
         XCTAssertEqual(sr_dh_ietf1024([2], 1, &clientPublic, &unused), 1)
         let (session, _) = try TransferSession.negotiate(owner: ":1.1", peerPublicKey: secret(clientPublic))
-        let cases: [([UInt8], [UInt8])] = [([], [UInt8](repeating: 0, count: 16)), ([UInt8](repeating: 0, count: 15), [UInt8](repeating: 0, count: 16)),
-                                           ([UInt8](repeating: 0, count: 16), []), ([UInt8](repeating: 0, count: 16), [UInt8](repeating: 0, count: 17))]
+        let cases: [([UInt8], [UInt8])] = [
+            ([], [UInt8](repeating: 0, count: 16)),
+            ([UInt8](repeating: 0, count: 15), [UInt8](repeating: 0, count: 16)),
+            ([UInt8](repeating: 0, count: 16), []),
+            ([UInt8](repeating: 0, count: 16), [UInt8](repeating: 0, count: 17)),
+        ]
         for (parameters, value) in cases {
             XCTAssertThrowsError(try session.decode(parameters: secret(parameters), value: secret(value))) {
                 XCTAssertEqual(($0 as? BusFailure)?.name, "org.freedesktop.DBus.Error.InvalidArgs")
@@ -93,6 +104,7 @@ final class TransferSessionTests: XCTestCase {
         }
         let plain = TransferSession.plain(owner: ":1.1")
         XCTAssertThrowsError(try plain.decode(parameters: secret([1]), value: secret([1])))
-        XCTAssertEqual(try plain.decode(parameters: secret([]), value: secret([0, 255])).withUnsafeBytes { Array($0) }, [0, 255])
+        XCTAssertEqual(
+            try plain.decode(parameters: secret([]), value: secret([0, 255])).withUnsafeBytes { Array($0) }, [0, 255])
     }
 }

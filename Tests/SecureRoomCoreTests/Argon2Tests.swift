@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import SecureRoomCore
 
 final class Argon2Tests: XCTestCase {
@@ -7,12 +8,14 @@ final class Argon2Tests: XCTestCase {
     /// `argon2` command (Debian package argon2) byte for byte.
     func testAgreesWithTheReferenceCommand() throws {
         let password = Array("7391".utf8).withUnsafeBytes { SecretBytes(copying: $0) }
-        let ours = try Argon2id.derive(password: password, salt: Array("somesaltsomesalt".utf8), secret: SecretBytes(count: 0),
-                                       associatedData: [], parameters: KDFParameters(memoryKiB: 4096, iterations: 3, lanes: 2))
+        let ours = try Argon2id.derive(
+            password: password, salt: Array("somesaltsomesalt".utf8), secret: SecretBytes(count: 0),
+            associatedData: [], parameters: KDFParameters(memoryKiB: 4096, iterations: 3, lanes: 2))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/argon2")
         process.arguments = ["somesaltsomesalt", "-id", "-t", "3", "-k", "4096", "-p", "2", "-l", "32", "-r"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -20,7 +23,8 @@ final class Argon2Tests: XCTestCase {
         try input.fileHandleForWriting.close()
         let reference = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(ours.withUnsafeBytes { Hex.encode($0) }, reference.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertEqual(
+            ours.withUnsafeBytes { Hex.encode($0) }, reference.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     func testPepperAndUserChangeTheOutput() throws {
@@ -29,7 +33,8 @@ final class Argon2Tests: XCTestCase {
         let salt = Array(repeating: UInt8(7), count: 16)
         let pepperA = Pepper(bytes: Array(repeating: UInt8(1), count: 32).withUnsafeBytes { SecretBytes(copying: $0) })
         let pepperB = Pepper(bytes: Array(repeating: UInt8(2), count: 32).withUnsafeBytes { SecretBytes(copying: $0) })
-        let alice = try UserName("alice"), bob = try UserName("bob")
+        let alice = try UserName("alice")
+        let bob = try UserName("bob")
         let a = try PINKeys.master(pin: pin, user: alice, salt: salt, pepper: pepperA, parameters: parameters)
         let b = try PINKeys.master(pin: pin, user: alice, salt: salt, pepper: pepperB, parameters: parameters)
         let c = try PINKeys.master(pin: pin, user: bob, salt: salt, pepper: pepperA, parameters: parameters)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import SecureRoomCore
 
 final class ConfigurationTests: XCTestCase {
@@ -52,17 +53,23 @@ final class ConfigurationTests: XCTestCase {
 
     func testBadValuesAreErrorsThatNameTheLine() throws {
         XCTAssertThrowsError(try load("deny = 5\ndigits = four\n", [])) { error in
-            XCTAssertEqual("\(error)", "invalid configuration: /etc/security/secureroom.conf:2: digits=\"four\" must be a number in 4...12")
+            XCTAssertEqual(
+                "\(error)",
+                "invalid configuration: /etc/security/secureroom.conf:2: digits=\"four\" must be a number in 4...12")
         }
-        for bad in ["digits=3", "deny=101", "nopin=sometimes", "dir=", "dir=relative", "nodelay=1", "argon2_lanes=0",
-                    "argon2_memory=99999999999", "schedule=5:1m,4:1m", "remote=maybe", "remote=", "remote_services",
-                    "authsucc=yes"] {
+        for bad in [
+            "digits=3", "deny=101", "nopin=sometimes", "dir=", "dir=relative", "nodelay=1", "argon2_lanes=0",
+            "argon2_memory=99999999999", "schedule=5:1m,4:1m", "remote=maybe", "remote=", "remote_services",
+            "authsucc=yes",
+        ] {
             XCTAssertThrowsError(try load(nil, [bad]), bad)
         }
         XCTAssertThrowsError(try load(nil, ["conf=/nonexistent/secureroom.conf"]), "a named config file must exist")
-        for (bad, message) in [("nopin=sometimes", "nopin must be ignore or fail"), ("remote=maybe", "remote must be deny or allow"),
-                               ("tpm=yes", "tpm must be off, auto or required"), ("tpm=", "tpm needs a value"),
-                               ("tpm_tcti=", "tpm_tcti needs a value")] {
+        for (bad, message) in [
+            ("nopin=sometimes", "nopin must be ignore or fail"), ("remote=maybe", "remote must be deny or allow"),
+            ("tpm=yes", "tpm must be off, auto or required"), ("tpm=", "tpm needs a value"),
+            ("tpm_tcti=", "tpm_tcti needs a value"),
+        ] {
             XCTAssertThrowsError(try load(nil, [bad]), bad) { XCTAssertTrue("\($0)".hasSuffix(message), "\($0)") }
         }
     }
@@ -73,20 +80,26 @@ final class ConfigurationTests: XCTestCase {
     func testTheShippedConfigDocumentsEveryKey() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let source = try String(contentsOf: root.appendingPathComponent("Sources/SecureRoomCore/Configuration/Configuration.swift"),
-                                encoding: .utf8)
-        let parsed = Set(source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
-            let key = rest.prefix { $0 != "\"" }
-            return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty ? String(key) : nil
-        })
+        let source = try String(
+            contentsOf: root.appendingPathComponent("Sources/SecureRoomCore/Configuration/Configuration.swift"),
+            encoding: .utf8)
+        let parsed = Set(
+            source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
+                let key = rest.prefix { $0 != "\"" }
+                return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty
+                    ? String(key) : nil
+            })
         XCTAssertGreaterThanOrEqual(parsed.count, 30, "the parser's keys were not found: \(parsed.sorted())")
         let shipped = try String(contentsOf: root.appendingPathComponent("pam/secureroom.conf"), encoding: .utf8)
-        let documented = Set(shipped.split(separator: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("# ") else { return nil }
-            let words = line.dropFirst(2).split(separator: " ")
-            guard let key = words.first, words.count == 1 || (words.count >= 3 && words[1] == "=") else { return nil }
-            return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) ? String(key) : nil
-        })
+        let documented = Set(
+            shipped.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("# ") else { return nil }
+                let words = line.dropFirst(2).split(separator: " ")
+                guard let key = words.first, words.count == 1 || (words.count >= 3 && words[1] == "=") else {
+                    return nil
+                }
+                return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) ? String(key) : nil
+            })
         XCTAssertEqual(parsed.subtracting(documented).sorted(), [], "parsed but not documented in pam/secureroom.conf")
         XCTAssertEqual(documented.subtracting(parsed).sorted(), [], "documented but not parsed")
     }
@@ -98,17 +111,21 @@ final class ConfigurationTests: XCTestCase {
         XCTAssertNil(defaults.enrolGroup)
         XCTAssertFalse(defaults.enrolVault)
         XCTAssertFalse(defaults.onlyExpired)
-        let set = try load("enrol = offer\nenrol_snooze = 12h\nenrol_group = pinusers\nenrol_vault\n", ["only_expired", "enrol=require"])
+        let set = try load(
+            "enrol = offer\nenrol_snooze = 12h\nenrol_group = pinusers\nenrol_vault\n",
+            ["only_expired", "enrol=require"])
         XCTAssertEqual(set.enrol, .require, "the argument wins")
         XCTAssertEqual(set.enrolSnooze, 12 * 3600)
         XCTAssertEqual(set.enrolGroup, "pinusers")
         XCTAssertTrue(set.enrolVault)
         XCTAssertTrue(set.onlyExpired)
         XCTAssertEqual(try load(nil, ["enrol_snooze=0"]).enrolSnooze, 0)
-        for (bad, message) in [("enrol=yes", "enrol must be off, offer or require"),
-                               ("enrol_snooze=366d", "must be a duration from 0s to 365d"),
-                               ("enrol_snooze=soon", "must be a duration from 0s to 365d"),
-                               ("enrol_group=a:b", "is not a group name"), ("enrol_vault=1", "enrol_vault takes no value")] {
+        for (bad, message) in [
+            ("enrol=yes", "enrol must be off, offer or require"),
+            ("enrol_snooze=366d", "must be a duration from 0s to 365d"),
+            ("enrol_snooze=soon", "must be a duration from 0s to 365d"),
+            ("enrol_group=a:b", "is not a group name"), ("enrol_vault=1", "enrol_vault takes no value"),
+        ] {
             XCTAssertThrowsError(try load(nil, [bad]), bad) { XCTAssertTrue("\($0)".hasSuffix(message), "\($0)") }
         }
     }

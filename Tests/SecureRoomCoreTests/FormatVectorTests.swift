@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import SecureRoomCore
 
 /// The test vectors of docs/vectors/ (docs/FORMAT.md §5), read as data: the key
@@ -38,33 +39,44 @@ final class FormatVectorTests: XCTestCase {
         let vectors = try derivationVectors()
         XCTAssertEqual(vectors.count, 5)
         for vector in vectors {
-            let name = vector["vector"] ?? "", about = vector["about"] ?? ""
+            let name = vector["vector"] ?? ""
+            let about = vector["about"] ?? ""
             switch name {
             case "pin-keys":
                 let argon2 = try XCTUnwrap(vector["argon2"]).split(separator: " ").compactMap { UInt32($0) }
                 XCTAssertEqual(argon2.count, 3)
                 let pin = Array(try XCTUnwrap(vector["pin"]).utf8).withUnsafeBytes { SecretBytes(copying: $0) }
-                let master = try PINKeys.master(pin: pin, user: try UserName(try XCTUnwrap(vector["user"])),
-                                                salt: try bytes(vector, "salt"), pepper: Pepper(bytes: try secret(vector, "pepper")),
-                                                parameters: KDFParameters(memoryKiB: argon2[0], iterations: argon2[1], lanes: argon2[2]))
+                let master = try PINKeys.master(
+                    pin: pin, user: try UserName(try XCTUnwrap(vector["user"])),
+                    salt: try bytes(vector, "salt"), pepper: Pepper(bytes: try secret(vector, "pepper")),
+                    parameters: KDFParameters(memoryKiB: argon2[0], iterations: argon2[1], lanes: argon2[2]))
                 XCTAssertEqual(master.withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
-                XCTAssertEqual(PINKeys.verifier(master: master).withUnsafeBytes { Hex.encode($0) }, vector["verifier"], about)
-                if let tag = vector["guess-tag"] { XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: master)), tag, about) }
+                XCTAssertEqual(
+                    PINKeys.verifier(master: master).withUnsafeBytes { Hex.encode($0) }, vector["verifier"], about)
+                if let tag = vector["guess-tag"] {
+                    XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: master)), tag, about)
+                }
             case "bound-master":
-                XCTAssertEqual(BoundKeys.master(try secret(vector, "material"), secret: try secret(vector, "secret"))
-                    .withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
+                XCTAssertEqual(
+                    BoundKeys.master(try secret(vector, "material"), secret: try secret(vector, "secret"))
+                        .withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
             case "vault-key-under-pin":
                 let user = try UserName(try XCTUnwrap(vector["user"]))
-                let key = try XCTUnwrap(VaultKey.unwrap(try bytes(vector, "wrapped"), master: try secret(vector, "master"), user: user))
+                let key = try XCTUnwrap(
+                    VaultKey.unwrap(try bytes(vector, "wrapped"), master: try secret(vector, "master"), user: user))
                 XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try bytes(vector, "data-key"), about)
-                XCTAssertNil(VaultKey.unwrap(try bytes(vector, "wrapped"), master: try secret(vector, "master"),
-                                             user: try UserName(try XCTUnwrap(vector["not-user"]))), "bound to the user")
+                XCTAssertNil(
+                    VaultKey.unwrap(
+                        try bytes(vector, "wrapped"), master: try secret(vector, "master"),
+                        user: try UserName(try XCTUnwrap(vector["not-user"]))), "bound to the user")
             case "vault-key-under-recovery-key":
                 let typed = try XCTUnwrap(vector["recovery-key"])
                 let recovery = try Array(typed.utf8).withUnsafeBytes { try RecoveryKey(typed: $0) }
                 XCTAssertEqual(recovery.displayText, typed)
-                let key = try XCTUnwrap(VaultKey.unwrap(try bytes(vector, "wrapped"), recoveryKey: recovery, salt: try bytes(vector, "salt"),
-                                                         user: try UserName(try XCTUnwrap(vector["user"]))))
+                let key = try XCTUnwrap(
+                    VaultKey.unwrap(
+                        try bytes(vector, "wrapped"), recoveryKey: recovery, salt: try bytes(vector, "salt"),
+                        user: try UserName(try XCTUnwrap(vector["user"]))))
                 XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try bytes(vector, "data-key"), about)
             default:
                 XCTFail("unknown vector \(name)")

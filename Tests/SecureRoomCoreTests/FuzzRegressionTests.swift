@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import SecureRoomCore
 
 /// Inputs the fuzzers in Fuzz/ found to break a parser, kept as regression tests. Each

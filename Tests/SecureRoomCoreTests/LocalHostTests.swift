@@ -5,12 +5,14 @@ import XCTest
 /// described by its name, /etc/hosts and /etc/resolv.conf. Regression (third red team,
 /// F4): this host's name followed by any domain counted as local.
 final class LocalHostTests: XCTestCase {
-    let host = LocalHost(hostname: "srbox", hosts: """
-        127.0.0.1\tlocalhost
-        127.0.1.1\tsrbox.corp.example srbox   # the installer's line
-        ::1\tlocalhost ip6-localhost ip6-loopback
-        192.0.2.9\tsrbox.lab.example.net srbox-lab
-        """, resolver: "nameserver 192.0.2.53\nsearch Office.Example. other.example\n")
+    let host = LocalHost(
+        hostname: "srbox",
+        hosts: """
+            127.0.0.1\tlocalhost
+            127.0.1.1\tsrbox.corp.example srbox   # the installer's line
+            ::1\tlocalhost ip6-localhost ip6-loopback
+            192.0.2.9\tsrbox.lab.example.net srbox-lab
+            """, resolver: "nameserver 192.0.2.53\nsearch Office.Example. other.example\n")
 
     func testTheHostsOwnNamesInAnySpellingAreLocal() {
         XCTAssertEqual(host.shortName, "srbox")
@@ -21,20 +23,25 @@ final class LocalHostTests: XCTestCase {
     }
 
     func testLoopbackNamesAndAddressesAreLocal() {
-        for name in ["", "localhost", "LOCALHOST.", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "127.0.0.1",
-                     "127.1.2.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::FFFF:7f00:1"] {
+        for name in [
+            "", "localhost", "LOCALHOST.", "localhost.localdomain", "ip6-localhost", "ip6-loopback", "127.0.0.1",
+            "127.1.2.3", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::FFFF:7f00:1",
+        ] {
             XCTAssertTrue(host.isLocal(name), name)
         }
     }
 
     func testLookalikesAndOtherHostsAreRemote() {
-        for name in ["srbox.evil.example", "SRBOX.attacker.net", "srbox.corp.example.evil.net", "srbox.corp",
-                     "srbox.other.example",                     // a second search entry is not the local domain
-                     "srbox-lab", "srbox.lab.example.net",          // a line of /etc/hosts without this host's name
-                     "srboxx", "xsrbox", "srbox..", "srbox.corp.example..", " srbox", "srbox\tx",
-                     "srbox.xn--exmple-cua.example", "srbox.exämple.example", "srbo\u{0445}", // IDN: punycode, UTF-8, Cyrillic x
-                     "203.0.113.7", "::ffff:198.51.100.2", "2001:db8::1", "192.0.2.9",
-                     "127.1", "0x7f.0.0.1", "2130706433", "0177.0.0.1", "127.0.0.1.evil.example"] {
+        for name in [
+            "srbox.evil.example", "SRBOX.attacker.net", "srbox.corp.example.evil.net", "srbox.corp",
+            "srbox.other.example",  // a second search entry is not the local domain
+            "srbox-lab", "srbox.lab.example.net",  // a line of /etc/hosts without this host's name
+            "srboxx", "xsrbox", "srbox..", "srbox.corp.example..", " srbox", "srbox\tx",
+            // IDN: punycode, UTF-8, a Cyrillic x
+            "srbox.xn--exmple-cua.example", "srbox.exämple.example", "srbo\u{0445}",
+            "203.0.113.7", "::ffff:198.51.100.2", "2001:db8::1", "192.0.2.9",
+            "127.1", "0x7f.0.0.1", "2130706433", "0177.0.0.1", "127.0.0.1.evil.example",
+        ] {
             XCTAssertFalse(host.isLocal(name), name)
         }
     }
@@ -49,14 +56,16 @@ final class LocalHostTests: XCTestCase {
     }
 
     func testTheDomainComesFromTheLastResolverLineAndAQualifiedHostname() {
-        let resolver = LocalHost(hostname: "srbox", hosts: "", resolver: "search a.example b.example\ndomain Home.Example\n")
+        let resolver = LocalHost(
+            hostname: "srbox", hosts: "", resolver: "search a.example b.example\ndomain Home.Example\n")
         XCTAssertEqual(resolver.qualifiedNames, ["srbox.home.example"])
         let qualified = LocalHost(hostname: "srbox.corp.example", hosts: "", resolver: "")
         XCTAssertEqual(qualified.shortName, "srbox")
         XCTAssertTrue(qualified.isLocal("srbox"))
         XCTAssertTrue(qualified.isLocal("SRBOX.CORP.EXAMPLE"))
         XCTAssertFalse(qualified.isLocal("srbox.example"))
-        let unknown = LocalHost(hostname: "", hosts: "127.0.1.1 srbox.corp.example srbox", resolver: "domain corp.example")
+        let unknown = LocalHost(
+            hostname: "", hosts: "127.0.1.1 srbox.corp.example srbox", resolver: "domain corp.example")
         XCTAssertFalse(unknown.isLocal("srbox.corp.example"), "without a host name only loopback is local")
         XCTAssertTrue(unknown.isLocal("localhost"))
     }

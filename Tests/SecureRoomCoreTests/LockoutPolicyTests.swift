@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import SecureRoomCore
 
 final class LockoutPolicyTests: XCTestCase {
@@ -20,13 +21,16 @@ final class LockoutPolicyTests: XCTestCase {
         XCTAssertEqual(policy.deny, 9)
         XCTAssertEqual((0...9).map { policy.delay(afterFailures: $0) }, [0, 0, 0, 0, 0, 60, 300, 900, 3600, 3600])
         let start = at(1000, uptime: 100)
-        XCTAssertEqual(policy.status(of: tally(failures: 4, at: start), at: start),
-                       .open(failures: 4, untilDelay: NextDelay(attempts: 1, delay: 60), untilDisabled: 5))
-        XCTAssertEqual(policy.status(of: tally(failures: 5, at: start), at: at(1030, uptime: 130)),
-                       .delayed(seconds: 30, failures: 5))
+        XCTAssertEqual(
+            policy.status(of: tally(failures: 4, at: start), at: start),
+            .open(failures: 4, untilDelay: NextDelay(attempts: 1, delay: 60), untilDisabled: 5))
+        XCTAssertEqual(
+            policy.status(of: tally(failures: 5, at: start), at: at(1030, uptime: 130)),
+            .delayed(seconds: 30, failures: 5))
         XCTAssertTrue(policy.status(of: tally(failures: 5, at: start), at: at(1060, uptime: 160)).allowsAttempt)
-        XCTAssertEqual(policy.status(of: tally(failures: 10, at: start), at: at(999_999, uptime: 999_999)),
-                       .disabled(failures: 10))
+        XCTAssertEqual(
+            policy.status(of: tally(failures: 10, at: start), at: at(999_999, uptime: 999_999)),
+            .disabled(failures: 10))
     }
 
     func testSettingTheClockBackOrForwardWithinABootChangesNothing() {
@@ -65,21 +69,27 @@ final class LockoutPolicyTests: XCTestCase {
         var record = LockoutRecord()
         record.unforgiven = [1000, 2000, 3000, 4000, 5000, 6000]
         let now = at(10_000, uptime: 10_000)
-        XCTAssertEqual(policy.status(of: record, at: now), .open(failures: 6, untilDelay: nil, untilDisabled: 3),
-                       "the 1-minute delay would come after the 5th failure of a run: the cap comes first")
+        XCTAssertEqual(
+            policy.status(of: record, at: now), .open(failures: 6, untilDelay: nil, untilDisabled: 3),
+            "the 1-minute delay would come after the 5th failure of a run: the cap comes first")
         record.failedAt = [9000, 9100, 9200]
         record.lastFailure = at(9200, uptime: 9200)
         XCTAssertEqual(policy.status(of: record, at: now), .disabled(failures: 9))
-        XCTAssertEqual(policy.status(of: record, at: at(1000 + LockoutRecord.unforgivenLifetime, uptime: 99_999_999)),
-                       .open(failures: 8, untilDelay: nil, untilDisabled: 1),
-                       "the first unforgiven failure no longer counts a year later")
+        XCTAssertEqual(
+            policy.status(of: record, at: at(1000 + LockoutRecord.unforgivenLifetime, uptime: 99_999_999)),
+            .open(failures: 8, untilDelay: nil, untilDisabled: 1),
+            "the first unforgiven failure no longer counts a year later")
     }
 
     func testMessagesReadLikeALockScreen() {
-        XCTAssertEqual(Messages.text(for: .incorrect(.open(failures: 3, untilDelay: NextDelay(attempts: 2, delay: 60), untilDisabled: 7))),
-                       "Incorrect PIN. 2 attempts left before a 1-minute delay.")
-        XCTAssertEqual(Messages.locked(.delayed(seconds: 250, failures: 6)), "Too many failed attempts. Try again in 4 min 10 s.")
-        XCTAssertEqual(Messages.locked(.disabled(failures: 20)), "PIN disabled after 20 failed attempts; ask an administrator.")
+        XCTAssertEqual(
+            Messages.text(
+                for: .incorrect(.open(failures: 3, untilDelay: NextDelay(attempts: 2, delay: 60), untilDisabled: 7))),
+            "Incorrect PIN. 2 attempts left before a 1-minute delay.")
+        XCTAssertEqual(
+            Messages.locked(.delayed(seconds: 250, failures: 6)), "Too many failed attempts. Try again in 4 min 10 s.")
+        XCTAssertEqual(
+            Messages.locked(.disabled(failures: 20)), "PIN disabled after 20 failed attempts; ask an administrator.")
         XCTAssertEqual(DurationText.spoken(3600), "1 h")
         XCTAssertEqual(DurationText.spoken(3660), "1 h 1 min")
         XCTAssertEqual(DurationText.adjective(900), "15-minute")

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import SecureRoomCore
 
 final class PolicyTests: XCTestCase {
@@ -11,8 +12,9 @@ final class PolicyTests: XCTestCase {
         for bad in ["123", "12345", "12a4", "١٢٣٤", "１２３４", " 123", "-123", "12.4", ""] {
             XCTAssertThrowsError(try pin(bad), bad)
         }
-        XCTAssertThrowsError(try Array("12\u{0}4".utf8).withUnsafeBytes { try PINFormat.fourDigits.pin(from: $0) },
-                             "embedded NUL ends the input early")
+        XCTAssertThrowsError(
+            try Array("12\u{0}4".utf8).withUnsafeBytes { try PINFormat.fourDigits.pin(from: $0) },
+            "embedded NUL ends the input early")
         XCTAssertThrowsError(try PINFormat(digits: 3))
         XCTAssertThrowsError(try PINFormat(digits: 13))
         XCTAssertEqual(try PINFormat(digits: 12).digits, 12)
@@ -46,8 +48,9 @@ final class PolicyTests: XCTestCase {
         XCTAssertEqual(list.count, 2)
         XCTAssertThrowsError(try Blocklist(parsing: Array("12a4\n".utf8), source: "t"))
         XCTAssertThrowsError(try Blocklist.load("relative/path"))
-        let shipped = try Blocklist.load(#filePath.components(separatedBy: "/Tests/")[0]
-                                         + "/pam/blocklist-datadriven-4digit-2740.txt")
+        let shipped = try Blocklist.load(
+            #filePath.components(separatedBy: "/Tests/")[0]
+                + "/pam/blocklist-datadriven-4digit-2740.txt")
         XCTAssertEqual(shipped.count, 2740)
     }
 }

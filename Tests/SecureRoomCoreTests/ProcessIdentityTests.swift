@@ -1,6 +1,7 @@
 import Glibc
-@testable import SecureRoomCore
 import XCTest
+
+@testable import SecureRoomCore
 
 /// Which processes hold a session (docs/FORMAT.md §8): a live one by pid and start time;
 /// an exited one, even before its parent reaps it, none.

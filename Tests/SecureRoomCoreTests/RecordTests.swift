@@ -1,16 +1,20 @@
 import XCTest
+
 @testable import SecureRoomCore
 
 final class RecordTests: XCTestCase {
     private func credential() throws -> CredentialRecord {
-        CredentialRecord(user: try UserName("alice"), parameters: .defaults, salt: Array(0..<16),
-                         verifier: Array(repeating: 0xab, count: 32), digits: 4, created: 1_795_000_000)
+        CredentialRecord(
+            user: try UserName("alice"), parameters: .defaults, salt: Array(0..<16),
+            verifier: Array(repeating: 0xab, count: 32), digits: 4, created: 1_795_000_000)
     }
 
     func testCredentialRoundTripsAndMatchesTheDocumentedForm() throws {
         let record = try credential()
         let bytes = record.serialized()
-        XCTAssertEqual(String(decoding: bytes, as: UTF8.self), """
+        XCTAssertEqual(
+            String(decoding: bytes, as: UTF8.self),
+            """
             SECUREROOM-CREDENTIAL/1
             user: alice
             kdf: argon2id-19
@@ -55,14 +59,18 @@ final class RecordTests: XCTestCase {
 
     func testLockoutRoundTrips() throws {
         var record = LockoutRecord()
-        record.lastFailure = Instant(wallSeconds: 1_795_000_000, bootID: String(repeating: "a", count: 32),
-                                     bootNanoseconds: 12_345)
+        record.lastFailure = Instant(
+            wallSeconds: 1_795_000_000, bootID: String(repeating: "a", count: 32),
+            bootNanoseconds: 12_345)
         record.lastSuccess = 1_794_000_000
         record.seenGuesses = [Array(repeating: 1, count: 16), Array(repeating: 2, count: 16)]
         record.failedAt = [1_794_999_000, 1_794_999_500, 1_795_000_000]
         record.unforgiven = [1_790_000_000]
-        record.pending = [.init(id: Array(repeating: 9, count: 8),
-                                counted: Instant(wallSeconds: 1_795_000_001, bootID: "", bootNanoseconds: 1))]
+        record.pending = [
+            .init(
+                id: Array(repeating: 9, count: 8),
+                counted: Instant(wallSeconds: 1_795_000_001, bootID: "", bootNanoseconds: 1))
+        ]
         let parsed = try LockoutRecord(parsing: record.serialized(), path: "t")
         XCTAssertEqual(parsed, record)
         var unknownBoot = LockoutRecord()
@@ -86,14 +94,14 @@ final class RecordTests: XCTestCase {
     func testCorruptLockoutRecordsAreRejected() {
         let cases = [
             "SECUREROOM-LOCKOUT/2\nfailures: -1\n",
-            "SECUREROOM-LOCKOUT/2\nfailures: 2\n",                      // failures without a time
+            "SECUREROOM-LOCKOUT/2\nfailures: 2\n",  // failures without a time
             "SECUREROOM-LOCKOUT/2\nfailures: 1\nlast-failure: 5 x 7\n",
             "SECUREROOM-LOCKOUT/2\nfailures: 0\nseen: 00\n",
-            "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 0011223344556677\n",     // no time
-            "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 00112233 5 - 7\n",       // short id
-            "SECUREROOM-LOCKOUT/1\nfailures: 0\npending: 0011223344556677 5 - 7\n", // not in version 1
+            "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 0011223344556677\n",  // no time
+            "SECUREROOM-LOCKOUT/2\nfailures: 0\npending: 00112233 5 - 7\n",  // short id
+            "SECUREROOM-LOCKOUT/1\nfailures: 0\npending: 0011223344556677 5 - 7\n",  // not in version 1
             "SECUREROOM-LOCKOUT/3\nfailures: 0\n",
-            "SECUREROOM-LOCKOUT/2\nfailures: 1\nlast-failure: 5 - 7\n",                       // no failed-at
+            "SECUREROOM-LOCKOUT/2\nfailures: 1\nlast-failure: 5 - 7\n",  // no failed-at
             "SECUREROOM-LOCKOUT/2\nfailures: 0\nunforgiven: x\n",
             "SECUREROOM-LOCKOUT/2\n",
         ]
@@ -106,8 +114,10 @@ final class RecordTests: XCTestCase {
         for good in ["alice", "a", "user.name", "user-name", "_svc", "HOST$", "u1", String(repeating: "a", count: 32)] {
             XCTAssertNoThrow(try UserName(good), good)
         }
-        for bad in ["", ".", "..", "../etc", "a/b", "-rf", ".hidden", "a b", "a\0b", "$", "a$b", "é",
-                    String(repeating: "a", count: 33), String(repeating: "x", count: 300), "a\n"] {
+        for bad in [
+            "", ".", "..", "../etc", "a/b", "-rf", ".hidden", "a b", "a\0b", "$", "a$b", "é",
+            String(repeating: "a", count: 33), String(repeating: "x", count: 300), "a\n",
+        ] {
             XCTAssertThrowsError(try UserName(bad), bad)
         }
         XCTAssertEqual(UserName.quoted("a\nb\"c"), "\"a\\x0ab\\x22c\"")

@@ -1,13 +1,15 @@
 import Foundation
 import XCTest
+
 @testable import SecureRoomCore
 
 /// PINVerifier over real files in a temporary root-owned directory, with a clock the
 /// test moves.
 final class VerifierTests: XCTestCase {
     final class ManualClock: Clock, @unchecked Sendable {
-        var instant = Instant(wallSeconds: 1_795_000_000, bootID: String(repeating: "d", count: 32),
-                              bootNanoseconds: 1_000_000_000_000)
+        var instant = Instant(
+            wallSeconds: 1_795_000_000, bootID: String(repeating: "d", count: 32),
+            bootNanoseconds: 1_000_000_000_000)
         func now() -> Instant { instant }
         func advance(_ seconds: Int64) {
             instant.wallSeconds += seconds
@@ -48,13 +50,18 @@ final class VerifierTests: XCTestCase {
     func testVaultKeySurvivesAPINChangeAndOnlyTheNewPINOpensIt() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
         let (outcome, recoveryKey) = try authority.setUpVault(user, replace: false) { try pin("7391") }
-        guard case .success(let createdSuccess) = outcome, let created = createdSuccess.vaultKey, let recoveryKey else { return XCTFail("\(outcome)") }
+        guard case .success(let createdSuccess) = outcome, let created = createdSuccess.vaultKey, let recoveryKey else {
+            return XCTFail("\(outcome)")
+        }
         XCTAssertThrowsError(try authority.setUpVault(user, replace: false) { try pin("7391") }) {
             XCTAssertEqual($0 as? SecureRoomError, .vaultKeyExists(user: "alice", recoverable: false))
         }
-        guard case .success = try authority.change(user, current: { try pin("7391") }, new: { _ in try pin("4739") }) else { return XCTFail() }
+        guard case .success = try authority.change(user, current: { try pin("7391") }, new: { _ in try pin("4739") })
+        else { return XCTFail() }
         let verifier = PINVerifier(store: store, clock: clock)
-        guard case .success(let unlockedSuccess) = try verifier.verify(try pin("4739"), for: user), let unlocked = unlockedSuccess.vaultKey else { return XCTFail() }
+        guard case .success(let unlockedSuccess) = try verifier.verify(try pin("4739"), for: user),
+            let unlocked = unlockedSuccess.vaultKey
+        else { return XCTFail() }
         XCTAssertTrue(unlocked.constantTimeEquals(created))
         guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         let recovered = try Enrollment(store: store, clock: clock).recoverVaultKey(for: user, with: recoveryKey)
@@ -107,19 +114,27 @@ final class VerifierTests: XCTestCase {
         var verifier = PINVerifier(store: store, clock: clock)
         var runs = 0
         verifier.argon2Observer = { runs += 1 }
-        guard case .notEnrolled = try verifier.verify(try pin("7391"), for: try UserName("bob")) else { return XCTFail() }
+        guard case .notEnrolled = try verifier.verify(try pin("7391"), for: try UserName("bob")) else {
+            return XCTFail()
+        }
         XCTAssertEqual(runs, 1)
     }
 
     func testChangeKeepsTheOldPINWhenTheCurrentOneIsWrong() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
         var asked = false
-        guard case .incorrect = try authority.change(user, current: { try self.pin("0000") }, new: { _ in
-            asked = true
-            return try self.pin("5826")
-        }) else { return XCTFail() }
+        guard
+            case .incorrect = try authority.change(
+                user, current: { try self.pin("0000") },
+                new: { _ in
+                    asked = true
+                    return try self.pin("5826")
+                })
+        else { return XCTFail() }
         XCTAssertFalse(asked, "the new PIN is not even asked for")
-        guard case .success = try authority.change(user, current: { try self.pin("7391") }, new: { _ in try self.pin("5826") })
+        guard
+            case .success = try authority.change(
+                user, current: { try self.pin("7391") }, new: { _ in try self.pin("5826") })
         else { return XCTFail() }
         let verifier = PINVerifier(store: store, clock: clock)
         guard case .success = try verifier.verify(try pin("5826"), for: user) else { return XCTFail() }
@@ -132,15 +147,21 @@ final class VerifierTests: XCTestCase {
         try Enrollment(store: store, clock: clock).expire(user)
         let authority = LocalPINAuthority(store: store, clock: clock)
         var handedOver: [UInt8] = []
-        XCTAssertThrowsError(try authority.change(user, current: { try self.pin("7391") }, new: { current in
-            handedOver = current.withUnsafeBytes { Array($0) }
-            return try self.pin("7391")
-        })) { error in
+        XCTAssertThrowsError(
+            try authority.change(
+                user, current: { try self.pin("7391") },
+                new: { current in
+                    handedOver = current.withUnsafeBytes { Array($0) }
+                    return try self.pin("7391")
+                })
+        ) { error in
             XCTAssertEqual(error as? SecureRoomError, .pinRejected("it is the current PIN; choose a different one"))
         }
         XCTAssertEqual(handedOver, Array("7391".utf8), "the reader is given the current PIN to refuse it itself")
         XCTAssertNotNil(try store.credential(for: user)?.mustChange, "still expired")
-        guard case .success = try authority.change(user, current: { try self.pin("7391") }, new: { _ in try self.pin("5826") })
+        guard
+            case .success = try authority.change(
+                user, current: { try self.pin("7391") }, new: { _ in try self.pin("5826") })
         else { return XCTFail() }
         XCTAssertNil(try store.credential(for: user)?.mustChange)
     }
@@ -163,7 +184,10 @@ final class VerifierTests: XCTestCase {
                 var tally = LockoutRecord()
                 tally.failedAt = Array(repeating: 1_795_000_000, count: count % 7)
                 tally.lastFailure = self.clock.now()
-                do { try self.store.write(tally, for: self.user) } catch { writeError.text = "write: \(error)"; return }
+                do { try self.store.write(tally, for: self.user) } catch {
+                    writeError.text = "write: \(error)"
+                    return
+                }
             }
         }
         var reads = 0
@@ -180,14 +204,20 @@ final class VerifierTests: XCTestCase {
     /// user's change must not overwrite it (nor resurrect a removed PIN).
     func testAChangeOvertakenByAnAdministratorWritesNothing() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
-        XCTAssertThrowsError(try authority.change(user, current: { try self.pin("7391") }, new: { _ in
-            try Enrollment(store: self.store, clock: self.clock).setPIN(try self.pin("4826"), for: self.user)
-            return try self.pin("5826")
-        })) { error in
+        XCTAssertThrowsError(
+            try authority.change(
+                user, current: { try self.pin("7391") },
+                new: { _ in
+                    try Enrollment(store: self.store, clock: self.clock).setPIN(try self.pin("4826"), for: self.user)
+                    return try self.pin("5826")
+                })
+        ) { error in
             XCTAssertEqual(error as? SecureRoomError, .changedConcurrently(user: "alice"))
         }
         let verifier = PINVerifier(store: store, clock: clock)
-        guard case .success = try verifier.verify(try pin("4826"), for: user) else { return XCTFail("the admin's PIN was lost") }
+        guard case .success = try verifier.verify(try pin("4826"), for: user) else {
+            return XCTFail("the admin's PIN was lost")
+        }
     }
 
     /// A holder that never lets go of a user's lock (a stopped process) makes others give
@@ -198,8 +228,9 @@ final class VerifierTests: XCTestCase {
         try holder.lockExclusively(waitingAtMost: 1)
         let waiter = try FileDescriptor.open(path, in: nil, flags: O_RDWR, displayPath: path)
         XCTAssertThrowsError(try waiter.lockExclusively(waitingAtMost: 1)) { error in
-            XCTAssertEqual(error as? SecureRoomError, .busy(path: path, seconds: 1, holder: "pid \(getpid()) (\(Self.command))"),
-                           "the message names the holder")
+            XCTAssertEqual(
+                error as? SecureRoomError, .busy(path: path, seconds: 1, holder: "pid \(getpid()) (\(Self.command))"),
+                "the message names the holder")
         }
         withExtendedLifetime(holder) {}
     }
@@ -242,11 +273,13 @@ final class VerifierTests: XCTestCase {
         guard case .locked(.delayed(60, 5)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         clock.advance(60)
         guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
-        XCTAssertEqual(try store.lockout(for: user), {
-            var cleared = LockoutRecord()
-            cleared.lastSuccess = clock.now().wallSeconds
-            return cleared
-        }())
+        XCTAssertEqual(
+            try store.lockout(for: user),
+            {
+                var cleared = LockoutRecord()
+                cleared.lastSuccess = clock.now().wallSeconds
+                return cleared
+            }())
     }
 
     /// A PIN set by an administrator while a check's argon2 runs: the check was against
@@ -265,16 +298,22 @@ final class VerifierTests: XCTestCase {
     /// recovery record untouched, the creation time kept.
     func testARecordIsRehashedAtTheNextSuccessfulCheck() throws {
         let authority = LocalPINAuthority(store: store, clock: clock)
-        guard case .success(let dekSuccess) = try authority.setUpVault(user, replace: false, pin: { try pin("7391") }).outcome, let dek = dekSuccess.vaultKey
+        guard
+            case .success(let dekSuccess) = try authority.setUpVault(user, replace: false, pin: { try pin("7391") })
+                .outcome, let dek = dekSuccess.vaultKey
         else { return XCTFail() }
         let old = try XCTUnwrap(try store.credential(for: user))
         let recovery = try store.recovery(for: user)
         var configuration = store.configuration
         configuration.kdf = KDFParameters(memoryKiB: 128, iterations: 2, lanes: 1)
         let raised = StateStore(configuration: configuration)
-        guard case .incorrect = try PINVerifier(store: raised, clock: clock).verify(try pin("1111"), for: user) else { return XCTFail() }
+        guard case .incorrect = try PINVerifier(store: raised, clock: clock).verify(try pin("1111"), for: user) else {
+            return XCTFail()
+        }
         XCTAssertEqual(try raised.credential(for: user), old, "a wrong PIN changes nothing")
-        guard case .success(let unlockedSuccess) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user), let unlocked = unlockedSuccess.vaultKey
+        guard
+            case .success(let unlockedSuccess) = try PINVerifier(store: raised, clock: clock).verify(
+                try pin("7391"), for: user), let unlocked = unlockedSuccess.vaultKey
         else { return XCTFail() }
         XCTAssertTrue(unlocked.constantTimeEquals(dek))
         let new = try XCTUnwrap(try raised.credential(for: user))
@@ -282,7 +321,9 @@ final class VerifierTests: XCTestCase {
         XCTAssertNotEqual(new.salt, old.salt)
         XCTAssertEqual(new.created, old.created)
         XCTAssertEqual(try raised.recovery(for: user), recovery)
-        guard case .success(let againSuccess) = try PINVerifier(store: raised, clock: clock).verify(try pin("7391"), for: user), let again = againSuccess.vaultKey
+        guard
+            case .success(let againSuccess) = try PINVerifier(store: raised, clock: clock).verify(
+                try pin("7391"), for: user), let again = againSuccess.vaultKey
         else { return XCTFail("the re-derived record does not verify") }
         XCTAssertTrue(again.constantTimeEquals(dek))
     }
@@ -307,13 +348,17 @@ final class VerifierTests: XCTestCase {
         let tally = try store.lockout(for: user)
         XCTAssertEqual(tally.unforgiven.count, 3)
         XCTAssertEqual(tally.failures, 0)
-        XCTAssertEqual(try verifier.status(of: user), .open(failures: 3, untilDelay: NextDelay(attempts: 5, delay: 60), untilDisabled: 6),
-                       "the delays start again, the budget does not")
+        XCTAssertEqual(
+            try verifier.status(of: user),
+            .open(failures: 3, untilDelay: NextDelay(attempts: 5, delay: 60), untilDisabled: 6),
+            "the delays start again, the budget does not")
         // Five more wrong guesses an hour apart, each run ended by a late success: 8, then disabled at 9.
         for index in 0..<5 {
             _ = try verifier.verify(try pin(String(format: "%04d", 5000 + index)), for: user)
             clock.advance(3600)
-            guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail("round \(index)") }
+            guard case .success = try verifier.verify(try pin("7391"), for: user) else {
+                return XCTFail("round \(index)")
+            }
         }
         XCTAssertEqual(try verifier.status(of: user)?.failures, 8)
         _ = try verifier.verify(try pin("6000"), for: user)

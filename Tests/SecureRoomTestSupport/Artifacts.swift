@@ -11,7 +11,8 @@ public enum Artifacts {
     }()
 
     /// Directory of the release build.
-    public static let releaseDirectory = ProcessInfo.processInfo.environment["SECUREROOM_BUILD_DIR"]
+    public static let releaseDirectory =
+        ProcessInfo.processInfo.environment["SECUREROOM_BUILD_DIR"]
         ?? root + "/.build/release"
 
     /// pam_secureroom.so.
@@ -27,7 +28,8 @@ public enum Artifacts {
 
     /// Throws with a clear message if `scripts/build` has not been run.
     public static func require() throws {
-        for path in [module, cli, driver, helper, vault] where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
+        for path in [module, cli, driver, helper, vault]
+        where !FileManager.default.isExecutableFile(atPath: path) && !FileManager.default.fileExists(atPath: path) {
             throw ArtifactMissing(path: path)
         }
     }

@@ -18,11 +18,14 @@ public final class HeldLogin {
     public init(output: String, launch: (String) throws -> ProcessResult, command: String) throws {
         self.output = output
         let quoted = "'" + command.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        let detach = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; exec /bin/sh -c "$0""#
+        let detach =
+            #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; "#
+            + #"exec /bin/sh -c "$0""#
         _ = try launch("/bin/bash -c '\(detach)' \(quoted) >\(output) 2>&1 </dev/null &")
         try waitFor("result wait: pid ")
         guard let line = transcript.split(separator: "\n").first(where: { $0.hasPrefix("result wait: pid ") }),
-              let pid = Int32(line.dropFirst("result wait: pid ".count)) else {
+            let pid = Int32(line.dropFirst("result wait: pid ".count))
+        else {
             throw Sandbox.SandboxFailure(message: "no pid from the held login: \(transcript)")
         }
         self.pid = pid
@@ -52,14 +55,17 @@ public final class HeldLogin {
 
     private func waitFor(_ text: String) throws {
         for _ in 0..<200 where !transcript.contains(text) { usleep(50_000) }
-        guard transcript.contains(text) else { throw Sandbox.SandboxFailure(message: "held login: no '\(text)' in \(transcript)") }
+        guard transcript.contains(text) else {
+            throw Sandbox.SandboxFailure(message: "held login: no '\(text)' in \(transcript)")
+        }
     }
 
     /// Until /proc shows the process gone (or a zombie nobody reaps yet).
     private func waitForExit() throws {
         for _ in 0..<200 {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return }
+                let close = stat.lastIndex(of: ")")
+            else { return }
             if stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z") { return }
             usleep(50_000)
         }

@@ -39,12 +39,14 @@ public final class HostileHarness {
         self.user = user
         self.pin = pin
         stage = try UnprivilegedStage(sandbox: try Sandbox.enrolled(user, pin: pin))
-        try stage.sandbox.service("probe", [
-            "auth [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
-            "auth requisite pam_debug.so auth=cred_expired",
-            "password [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
-            "password requisite pam_debug.so chauthtok=cred_expired",
-        ], module: stage.module)
+        try stage.sandbox.service(
+            "probe",
+            [
+                "auth [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
+                "auth requisite pam_debug.so auth=cred_expired",
+                "password [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
+                "password requisite pam_debug.so chauthtok=cred_expired",
+            ], module: stage.module)
     }
 
     /// One driver run: its transcript and the syslog lines the module wrote meanwhile.
@@ -57,13 +59,17 @@ public final class HostileHarness {
 
     /// Runs the driver as root for "probe" with `options` (see driver.c), `user` (nil: no
     /// PAM_USER) and `responses` on standard input.
-    public func run(user name: String?, options: [String] = [], responses: [String] = [],
-                    operations: [String] = ["auth"]) throws -> Run {
+    public func run(
+        user name: String?, options: [String] = [], responses: [String] = [],
+        operations: [String] = ["auth"]
+    ) throws -> Run {
         let before = stage.logLines().count
-        let arguments = ["-s", "KILL", String(Self.timeout), stage.bin + "/secureroom-pam-driver"]
+        let arguments =
+            ["-s", "KILL", String(Self.timeout), stage.bin + "/secureroom-pam-driver"]
             + sandbox.driverArguments("probe", user: name, options: options, operations: operations)
-        let process = try stage.run(as: 0, "/usr/bin/timeout", arguments, input: Sandbox.lines(responses),
-                                    environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+        let process = try stage.run(
+            as: 0, "/usr/bin/timeout", arguments, input: Sandbox.lines(responses),
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
         let lines = stage.logLines().dropFirst(before).filter { $0.contains("pam_secureroom(") }
         return Run(transcript: PAMTranscript(process), moduleLog: Array(lines))
     }
@@ -87,15 +93,20 @@ public final class HostileHarness {
         if results.isEmpty { problems.append("\(name): libpam returned no result") }
         let matching = run.moduleLog.first { $0.contains(log) }
         if matching == nil { problems.append("\(name): no syslog line containing \"\(log)\"") }
-        let result = results.last.map { $0.drop { $0 != " " }.dropFirst() }.map(String.init) ?? "status \(process.status)"
-        report.record(suite: suite, case: name, result: problems.isEmpty ? result : "VIOLATION \(result)",
-                      syslog: (matching ?? run.moduleLog.last ?? "(none)").replacingOccurrences(of: sandbox.root, with: "SANDBOX"))
+        let result =
+            results.last.map { $0.drop { $0 != " " }.dropFirst() }.map(String.init) ?? "status \(process.status)"
+        report.record(
+            suite: suite, case: name, result: problems.isEmpty ? result : "VIOLATION \(result)",
+            syslog: (matching ?? run.moduleLog.last ?? "(none)").replacingOccurrences(of: sandbox.root, with: "SANDBOX")
+        )
         return problems.isEmpty ? [] : problems + [context]
     }
     /// Records a case summarised by the test itself (many runs in one row). In syslog
     /// lines (here and in `problems`) the sandbox root reads SANDBOX.
     public func record(case name: String, result: String, syslog: String) {
-        report.record(suite: suite, case: name, result: result, syslog: syslog.replacingOccurrences(of: sandbox.root, with: "SANDBOX"))
+        report.record(
+            suite: suite, case: name, result: result,
+            syslog: syslog.replacingOccurrences(of: sandbox.root, with: "SANDBOX"))
     }
 
     /// The user's failure count as `secureroom status --json` reports it, from the state
@@ -112,8 +123,12 @@ public final class HostileHarness {
         func visit(_ relative: String) {
             let full = relative.isEmpty ? path : path + "/" + relative
             var info = stat()
-            guard lstat(full, &info) == 0 else { entries[relative] = "missing"; return }
-            var summary = "mode \(String(info.st_mode, radix: 8)) uid \(info.st_uid) ino \(info.st_ino) "
+            guard lstat(full, &info) == 0 else {
+                entries[relative] = "missing"
+                return
+            }
+            var summary =
+                "mode \(String(info.st_mode, radix: 8)) uid \(info.st_uid) ino \(info.st_ino) "
                 + "size \(info.st_size) mtime \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
             switch info.st_mode & S_IFMT {
             case S_IFDIR:

@@ -25,8 +25,9 @@ public struct ReliabilityReport {
     public func record(suite: String, case name: String, result: String, syslog: String) {
         guard let path else { return }
         let row = [suite, name, result, Self.trimmed(syslog)].map(Self.field).joined(separator: "\t") + "\n"
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                 withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         // O_APPEND: rows from one test process stay whole lines.
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return }

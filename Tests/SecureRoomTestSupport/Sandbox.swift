@@ -30,7 +30,8 @@ public final class Sandbox {
 
     /// A sandbox where `user` has the PIN `pin` and the service "probe" (`probeService`)
     /// runs the module: the starting point of most module tests.
-    public static func enrolled(_ user: String, pin: String, configuration: String = Sandbox.fastKDF) throws -> Sandbox {
+    public static func enrolled(_ user: String, pin: String, configuration: String = Sandbox.fastKDF) throws -> Sandbox
+    {
         let sandbox = try Sandbox(configuration: configuration)
         try sandbox.enrol(user, pin: pin)
         try sandbox.probeService()
@@ -52,8 +53,9 @@ public final class Sandbox {
     /// Gives `user` the PIN `pin` through `secureroom set --stdin` (in `directory`, default
     /// the sandbox's state).
     public func enrol(_ user: String, pin: String, allowWeak: Bool = true, directory: String? = nil) throws {
-        let result = try cli(["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n",
-                             directory: directory)
+        let result = try cli(
+            ["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n",
+            directory: directory)
         guard result.status == 0 else { throw SandboxFailure(message: "set failed: \(result.errorOutput)") }
     }
 
@@ -61,33 +63,45 @@ public final class Sandbox {
     /// replaced by `module` and `STATE` by `dir=<state> conf=<config>` (or by nothing when
     /// `state` is false), so the module and the admin tool read the same config file, as
     /// on an installed system. `directory` (default `pamDirectory`) is where it goes.
-    public func service(_ name: String, _ lines: [String], module: String = Artifacts.module,
-                        state withState: Bool = true, directory: String? = nil) throws {
-        let text = lines.map {
-            $0.replacingOccurrences(of: "MODULE", with: module)
-                .replacingOccurrences(of: "STATE", with: withState ? "dir=\(state) conf=\(config)" : "")
-        }.joined(separator: "\n") + "\n"
+    public func service(
+        _ name: String, _ lines: [String], module: String = Artifacts.module,
+        state withState: Bool = true, directory: String? = nil
+    ) throws {
+        let text =
+            lines.map {
+                $0.replacingOccurrences(of: "MODULE", with: module)
+                    .replacingOccurrences(of: "STATE", with: withState ? "dir=\(state) conf=\(config)" : "")
+            }.joined(separator: "\n") + "\n"
         try write((directory ?? pamDirectory) + "/" + name, text, mode: 0o644)
     }
 
     /// Writes a service whose result shows the module's own return code: success ends
     /// the stack, PAM_IGNORE falls through to pam_debug (returning PAM_CRED_EXPIRED as
     /// a marker), any other code ends the stack with that code.
-    public func probeService(_ name: String = "probe", arguments: String = "", group: String = "auth",
-                             module: String = Artifacts.module, state withState: Bool = true) throws {
-        let debugResult = group == "auth" ? "auth=cred_expired" : group == "account" ? "acct=cred_expired" : "chauthtok=cred_expired"
-        try service(name, [
-            "\(group) [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
-            "\(group) requisite pam_debug.so \(debugResult)",
-        ], module: module, state: withState)
+    public func probeService(
+        _ name: String = "probe", arguments: String = "", group: String = "auth",
+        module: String = Artifacts.module, state withState: Bool = true
+    ) throws {
+        let debugResult =
+            group == "auth" ? "auth=cred_expired" : group == "account" ? "acct=cred_expired" : "chauthtok=cred_expired"
+        try service(
+            name,
+            [
+                "\(group) [success=done ignore=ignore default=die] MODULE STATE nodelay \(arguments)",
+                "\(group) requisite pam_debug.so \(debugResult)",
+            ], module: module, state: withState)
     }
 
     /// Runs the driver for `service` as `user`, answering prompts with `responses`.
-    public func pam(_ service: String = "probe", user: String?, responses: [String] = [],
-                    operations: [String] = ["auth"], environment: [String: String] = [:],
-                    silent: Bool = false, options: [String] = []) throws -> PAMTranscript {
-        let arguments = driverArguments(service, user: user, options: (silent ? ["--silent"] : []) + options, operations: operations)
-        return PAMTranscript(try runProgram(Artifacts.driver, arguments, input: Self.lines(responses), environment: environment))
+    public func pam(
+        _ service: String = "probe", user: String?, responses: [String] = [],
+        operations: [String] = ["auth"], environment: [String: String] = [:],
+        silent: Bool = false, options: [String] = []
+    ) throws -> PAMTranscript {
+        let arguments = driverArguments(
+            service, user: user, options: (silent ? ["--silent"] : []) + options, operations: operations)
+        return PAMTranscript(
+            try runProgram(Artifacts.driver, arguments, input: Self.lines(responses), environment: environment))
     }
 
     /// The driver's command line for `service` in this sandbox.
@@ -120,7 +134,7 @@ public final class Sandbox {
     public func status(_ user: String, directory: String? = nil) throws -> [String: Any] {
         let result = try cli(["status", user, "--json"], directory: directory)
         guard result.status == 0,
-              let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+            let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         else { throw SandboxFailure(message: "status failed: \(result.errorOutput)") }
         return object
     }
@@ -169,7 +183,7 @@ public enum PAMCode {
     public static let authInfoUnavailable: Int32 = 9
     public static let userUnknown: Int32 = 10
     public static let maxTries: Int32 = 11
-    public static let credentialExpired: Int32 = 16 // pam_debug's marker: the module returned PAM_IGNORE
+    public static let credentialExpired: Int32 = 16  // pam_debug's marker: the module returned PAM_IGNORE
     public static let conversationError: Int32 = 19
     public static let authTokenError: Int32 = 20
 }

@@ -31,17 +31,22 @@ public final class SoftwareTPM {
             let candidate = Int.random(in: 10_000...32_766) & ~1
             // The daemon must not keep runProgram's pipes (or any other inherited
             // descriptor) open, or reading them would never end: its output goes to a log.
-            let command = "swtpm socket --tpm2 --tpmstate dir=\(directory)"
+            let command =
+                "swtpm socket --tpm2 --tpmstate dir=\(directory)"
                 + " --server type=tcp,port=\(candidate),bindaddr=127.0.0.1"
                 + " --ctrl type=tcp,port=\(candidate + 1),bindaddr=127.0.0.1"
                 + " --flags not-need-init,startup-clear --daemon --pid file=\(directory)/pid"
                 + " --log file=\(directory)/log"
-            let detach = #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; exec "$0" "$@" </dev/null >/dev/null 2>>"$LOG""#
-            let result = try runProgram("/bin/bash", ["-c", detach] + command.split(separator: " ").map(String.init),
-                                        environment: ["LOG": "\(directory)/stderr"])
+            let detach =
+                #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; "#
+                + #"exec "$0" "$@" </dev/null >/dev/null 2>>"$LOG""#
+            let result = try runProgram(
+                "/bin/bash", ["-c", detach] + command.split(separator: " ").map(String.init),
+                environment: ["LOG": "\(directory)/stderr"])
             lastError = (try? String(contentsOfFile: "\(directory)/stderr", encoding: .utf8)) ?? result.errorOutput
             if result.status == 0, let text = try? String(contentsOfFile: "\(directory)/pid", encoding: .utf8),
-               let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
                 started = (pid, candidate)
             }
         }
@@ -52,9 +57,13 @@ public final class SoftwareTPM {
         pid = started.pid
         port = started.port
         try waitUntilListening()
-        let limits = try tool(["tpm2_dictionarylockout", "--setup-parameters", "--max-tries=\(maxTries)",
-                               "--recovery-time=\(recoverySeconds)", "--lockout-recovery-time=1000"])
-        guard limits.status == 0 else { throw Sandbox.SandboxFailure(message: "tpm2_dictionarylockout: \(limits.errorOutput)") }
+        let limits = try tool([
+            "tpm2_dictionarylockout", "--setup-parameters", "--max-tries=\(maxTries)",
+            "--recovery-time=\(recoverySeconds)", "--lockout-recovery-time=1000",
+        ])
+        guard limits.status == 0 else {
+            throw Sandbox.SandboxFailure(message: "tpm2_dictionarylockout: \(limits.errorOutput)")
+        }
     }
 
     deinit { stop() }
@@ -85,7 +94,9 @@ public final class SoftwareTPM {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             close(socket)
             if connected == 0 { return }
@@ -104,7 +115,7 @@ public final class SoftwareTPM {
     public func lockoutCounter() throws -> Int? {
         let result = try tool(["tpm2_getcap", "properties-variable"])
         guard let line = result.lines.first(where: { $0.hasPrefix("TPM2_PT_LOCKOUT_COUNTER:") }),
-              let value = line.split(separator: ":").last.map({ $0.trimmingCharacters(in: .whitespaces) })
+            let value = line.split(separator: ":").last.map({ $0.trimmingCharacters(in: .whitespaces) })
         else { return nil }
         return value.hasPrefix("0x") ? Int(value.dropFirst(2), radix: 16) : Int(value)
     }
@@ -114,7 +125,9 @@ public final class SoftwareTPM {
         var handles: [String] = []
         for capability in ["handles-transient", "handles-loaded-session", "handles-saved-session"] {
             let result = try tool(["tpm2_getcap", capability])
-            guard result.status == 0 else { throw Sandbox.SandboxFailure(message: "tpm2_getcap \(capability): \(result.errorOutput)") }
+            guard result.status == 0 else {
+                throw Sandbox.SandboxFailure(message: "tpm2_getcap \(capability): \(result.errorOutput)")
+            }
             handles += result.lines.filter { $0.contains("0x") }.map { "\(capability): \($0)" }
         }
         return handles

@@ -16,8 +16,10 @@ public struct ProcessResult {
 /// Runs `executable` with `arguments`, feeding `input` to standard input (or giving it
 /// `standardInput` instead, such as a terminal).
 @discardableResult
-public func runProgram(_ executable: String, _ arguments: [String], input: String = "",
-                       environment: [String: String] = [:], standardInput: FileHandle? = nil) throws -> ProcessResult {
+public func runProgram(
+    _ executable: String, _ arguments: [String], input: String = "",
+    environment: [String: String] = [:], standardInput: FileHandle? = nil
+) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -25,11 +27,13 @@ public func runProgram(_ executable: String, _ arguments: [String], input: Strin
     env["SWIFT_BACKTRACE"] = "enable=no"
     for (key, value) in environment { env[key] = value }
     process.environment = env
-    let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+    let stdin = Pipe()
+    let stdout = Pipe()
+    let stderr = Pipe()
     process.standardInput = standardInput ?? stdin
     process.standardOutput = stdout
     process.standardError = stderr
-    signal(SIGPIPE, SIG_IGN) // a child may exit without reading its input
+    signal(SIGPIPE, SIG_IGN)  // a child may exit without reading its input
     try process.run()
     try? stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
     try? stdin.fileHandleForWriting.close()
@@ -42,7 +46,9 @@ public func runProgram(_ executable: String, _ arguments: [String], input: Strin
     group.wait()
     let err = errors.data
     process.waitUntilExit()
-    let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
-    return ProcessResult(status: status, output: String(decoding: out, as: UTF8.self),
-                         errorOutput: String(decoding: err, as: UTF8.self))
+    let status =
+        process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+    return ProcessResult(
+        status: status, output: String(decoding: out, as: UTF8.self),
+        errorOutput: String(decoding: err, as: UTF8.self))
 }

@@ -67,7 +67,8 @@ public final class UnprivilegedStage {
         for directory in ["bin", "etc-security", "etc-pam.d", "dev-host"] {
             try files.createDirectory(atPath: sandbox.root + "/" + directory, withIntermediateDirectories: false)
         }
-        try files.createDirectory(atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])
+        try files.createDirectory(
+            atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])
         for artifact in [Artifacts.module, Artifacts.driver, Artifacts.cli, Artifacts.helper, Artifacts.vault] {
             let copy = bin + "/" + URL(fileURLWithPath: artifact).lastPathComponent
             try files.copyItem(atPath: artifact, toPath: copy)
@@ -81,11 +82,14 @@ public final class UnprivilegedStage {
         for (system, copy) in [("/etc/security", security), ("/etc/pam.d", sandbox.root + "/etc-pam.d")] {
             try files.removeItem(atPath: copy)
             let copied = try runProgram("/bin/cp", ["-a", system, copy])
-            guard copied.status == 0 else { throw Sandbox.SandboxFailure(message: "cp \(system): \(copied.errorOutput)") }
+            guard copied.status == 0 else {
+                throw Sandbox.SandboxFailure(message: "cp \(system): \(copied.errorOutput)")
+            }
         }
         let base = try String(contentsOfFile: sandbox.config, encoding: .utf8)
-        try sandbox.write(security + "/secureroom.conf",
-                          base + "dir = \(sandbox.state)\nhelper = \(helper)\n" + extraConfiguration, mode: 0o644)
+        try sandbox.write(
+            security + "/secureroom.conf",
+            base + "dir = \(sandbox.state)\nhelper = \(helper)\n" + extraConfiguration, mode: 0o644)
     }
 
     deinit { close(logSocket) }
@@ -111,7 +115,9 @@ public final class UnprivilegedStage {
             for (index, byte) in path.utf8.enumerated() where index < buffer.count - 1 { buffer[index] = byte }
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard fd >= 0, bound == 0, chmod(path, 0o666) == 0 else {
             throw Sandbox.SandboxFailure(message: "cannot bind \(path): errno \(errno)")
@@ -141,8 +147,9 @@ public final class UnprivilegedStage {
     /// Runs the vault tool as `uid`, with its data directory under the scratch area.
     public func vault(as uid: UInt32, _ arguments: [String], input: String = "") throws -> ProcessResult {
         let data = scratch + "/data-\(uid)"
-        return try run(as: uid, bin + "/secureroom-vault", arguments, input: input,
-                       environment: ["XDG_DATA_HOME": data, "HOME": scratch])
+        return try run(
+            as: uid, bin + "/secureroom-vault", arguments, input: input,
+            environment: ["XDG_DATA_HOME": data, "HOME": scratch])
     }
 
     /// The `probe` stack of `Sandbox.probeService`, for unprivileged callers, under
@@ -153,9 +160,11 @@ public final class UnprivilegedStage {
 
     /// Runs `program` (an absolute path) as `uid` (group `uid` too) in the namespace with
     /// exactly `environment`, feeding `input`.
-    public func run(as uid: UInt32, _ program: String, _ arguments: [String],
-                    input: String = "", environment: [String: String] = [:],
-                    descriptors: Descriptors = .pipes) throws -> ProcessResult {
+    public func run(
+        as uid: UInt32, _ program: String, _ arguments: [String],
+        input: String = "", environment: [String: String] = [:],
+        descriptors: Descriptors = .pipes
+    ) throws -> ProcessResult {
         let redirection: String
         switch descriptors {
         case .pipes, .terminalInput, .silentInput: redirection = ""
@@ -165,7 +174,8 @@ public final class UnprivilegedStage {
             redirection = "<file"
             try sandbox.write(scratch + "/stdin-file", input, mode: 0o644)
         }
-        let command = ["/usr/bin/env", "-i"] + environment.map { "\($0.key)=\($0.value)" }.sorted() + [program] + arguments
+        let command =
+            ["/usr/bin/env", "-i"] + environment.map { "\($0.key)=\($0.value)" }.sorted() + [program] + arguments
         var standardInput: FileHandle?
         if case .terminalInput = descriptors { standardInput = try Self.openTerminal() }
         defer { try? standardInput?.close() }
@@ -173,20 +183,28 @@ public final class UnprivilegedStage {
         let silence = Pipe()
         defer { try? silence.fileHandleForWriting.close() }
         if case .silentInput = descriptors { standardInput = silence.fileHandleForReading }
-        return try runProgram("/usr/bin/unshare", ["--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                                                   Self.namespaceScript, "stage", sandbox.root, String(uid),
-                                                   redirection] + command,
-                              input: input, standardInput: standardInput)
+        return try runProgram(
+            "/usr/bin/unshare",
+            [
+                "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+                Self.namespaceScript, "stage", sandbox.root, String(uid),
+                redirection,
+            ] + command,
+            input: input, standardInput: standardInput)
     }
 
     /// Runs the driver (`driver`, default the stage's copy) as `uid` for `service`,
     /// answering prompts with `responses`.
-    public func pam(as uid: UInt32, _ service: String = "unprivileged", user: String, responses: [String] = [],
-                    operations: [String] = ["auth"], driverOptions: [String] = [],
-                    driver: String? = nil) throws -> PAMTranscript {
-        PAMTranscript(try run(as: uid, driver ?? bin + "/secureroom-pam-driver",
-                              sandbox.driverArguments(service, user: user, options: driverOptions, operations: operations),
-                              input: Sandbox.lines(responses)))
+    public func pam(
+        as uid: UInt32, _ service: String = "unprivileged", user: String, responses: [String] = [],
+        operations: [String] = ["auth"], driverOptions: [String] = [],
+        driver: String? = nil
+    ) throws -> PAMTranscript {
+        PAMTranscript(
+            try run(
+                as: uid, driver ?? bin + "/secureroom-pam-driver",
+                sandbox.driverArguments(service, user: user, options: driverOptions, operations: operations),
+                input: Sandbox.lines(responses)))
     }
 
     /// Runs the admin tool as `uid` (no --dir or --config: a user's invocation).
@@ -195,8 +213,10 @@ public final class UnprivilegedStage {
     }
 
     /// Runs the helper as `uid`.
-    public func helper(as uid: UInt32, _ arguments: [String], input: String = "",
-                       environment: [String: String] = [:], descriptors: Descriptors = .pipes) throws -> ProcessResult {
+    public func helper(
+        as uid: UInt32, _ arguments: [String], input: String = "",
+        environment: [String: String] = [:], descriptors: Descriptors = .pipes
+    ) throws -> ProcessResult {
         try run(as: uid, helper, arguments, input: input, environment: environment, descriptors: descriptors)
     }
 
@@ -212,24 +232,24 @@ public final class UnprivilegedStage {
     /// Inside the namespace: the private /etc/security and /dev, then the program as the
     /// caller (uid and gid alike). Arguments: root uid redirection command...
     private static let namespaceScript = #"""
-    set -e
-    root=$1 uid=$2 redirection=$3
-    shift 3
-    mount --bind "$root/etc-security" /etc/security
-    mount --bind "$root/etc-pam.d" /etc/pam.d
-    mount --rbind /dev "$root/dev-host"
-    mount -t tmpfs -o mode=0755,nosuid tmpfs /dev
-    for node in null zero full random urandom tty; do
-      touch "/dev/$node"
-      mount --bind "$root/dev-host/$node" "/dev/$node"
-    done
-    touch /dev/log
-    mount --bind "$root/log.sock" /dev/log
-    case $redirection in
-      "<&-") exec <&- ;;
-      ">&-") exec >&- ;;
-      "<file") exec <"$root/scratch/stdin-file" ;;
-    esac
-    exec setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
-    """#
+        set -e
+        root=$1 uid=$2 redirection=$3
+        shift 3
+        mount --bind "$root/etc-security" /etc/security
+        mount --bind "$root/etc-pam.d" /etc/pam.d
+        mount --rbind /dev "$root/dev-host"
+        mount -t tmpfs -o mode=0755,nosuid tmpfs /dev
+        for node in null zero full random urandom tty; do
+          touch "/dev/$node"
+          mount --bind "$root/dev-host/$node" "/dev/$node"
+        done
+        touch /dev/log
+        mount --bind "$root/log.sock" /dev/log
+        case $redirection in
+          "<&-") exec <&- ;;
+          ">&-") exec >&- ;;
+          "<file") exec <"$root/scratch/stdin-file" ;;
+        esac
+        exec setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
+        """#
 }

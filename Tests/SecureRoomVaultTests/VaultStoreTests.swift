@@ -1,7 +1,8 @@
 import Foundation
 import SecureRoomCore
-@testable import SecureRoomVault
 import XCTest
+
+@testable import SecureRoomVault
 
 /// The vault store on real SQLite files: round trips, limits, tampering, file checks.
 final class VaultStoreTests: XCTestCase {
@@ -18,7 +19,9 @@ final class VaultStoreTests: XCTestCase {
 
     private func value(_ text: String) -> SecretBytes { bytes(Array(text.utf8)) }
     private func bytes(_ array: [UInt8]) -> SecretBytes { array.withUnsafeBytes { SecretBytes(copying: $0) } }
-    private func text(_ secret: SecretBytes) -> String { secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+    private func text(_ secret: SecretBytes) -> String {
+        secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    }
     private func array(_ secret: SecretBytes) -> [UInt8] { secret.withUnsafeBytes { Array($0) } }
 
     func testRoundTripsIncludingNewlinesAndBinaryishValues() throws {
@@ -45,20 +48,30 @@ final class VaultStoreTests: XCTestCase {
         XCTAssertEqual(try store.secret(titled: "github").created, created)
 
         try store.rename("github", to: "GitHub")
-        XCTAssertThrowsError(try store.secret(titled: "github")) { XCTAssertEqual($0 as? VaultError, .notFound(title: "github")) }
+        XCTAssertThrowsError(try store.secret(titled: "github")) {
+            XCTAssertEqual($0 as? VaultError, .notFound(title: "github"))
+        }
         XCTAssertEqual(text(try store.secret(titled: "GitHub").value), "correct horse")
-        XCTAssertThrowsError(try store.rename("GitHub", to: "bytes ✓")) { XCTAssertEqual($0 as? VaultError, .exists(title: "bytes ✓")) }
-        XCTAssertThrowsError(try store.rename("nope", to: "x")) { XCTAssertEqual($0 as? VaultError, .notFound(title: "nope")) }
+        XCTAssertThrowsError(try store.rename("GitHub", to: "bytes ✓")) {
+            XCTAssertEqual($0 as? VaultError, .exists(title: "bytes ✓"))
+        }
+        XCTAssertThrowsError(try store.rename("nope", to: "x")) {
+            XCTAssertEqual($0 as? VaultError, .notFound(title: "nope"))
+        }
 
         try store.remove(title: "GitHub")
-        XCTAssertThrowsError(try store.remove(title: "GitHub")) { XCTAssertEqual($0 as? VaultError, .notFound(title: "GitHub")) }
+        XCTAssertThrowsError(try store.remove(title: "GitHub")) {
+            XCTAssertEqual($0 as? VaultError, .notFound(title: "GitHub"))
+        }
         XCTAssertEqual(try store.count(), 2)
     }
 
     func testTitlesAreNotStoredInClear() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
         try store.add(title: "bank-of-somewhere", value: value("pin 2580 for the card"), replace: false)
-        let file = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        let file =
+            try Data(contentsOf: URL(fileURLWithPath: path))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
         XCTAssertNil(file.range(of: Data("bank-of-somewhere".utf8)))
         XCTAssertNil(file.range(of: Data("2580".utf8)))
     }
@@ -76,7 +89,8 @@ final class VaultStoreTests: XCTestCase {
         XCTAssertThrowsError(try store.add(title: "", value: value("x"), replace: false)) {
             XCTAssertEqual("\($0)", "a title is 1 to 1024 bytes of UTF-8 (this one is 0)")
         }
-        XCTAssertThrowsError(try store.add(title: String(repeating: "t", count: 1025), value: value("x"), replace: false))
+        XCTAssertThrowsError(
+            try store.add(title: String(repeating: "t", count: 1025), value: value("x"), replace: false))
         XCTAssertThrowsError(try store.add(title: "a\u{0}b", value: value("x"), replace: false)) {
             XCTAssertEqual("\($0)", "a title cannot contain a NUL byte")
         }
@@ -84,7 +98,9 @@ final class VaultStoreTests: XCTestCase {
 
     func testTenThousandSecrets() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
-        for index in 0..<10_000 { try store.add(title: "site-\(index)", value: value("password-\(index)"), replace: false) }
+        for index in 0..<10_000 {
+            try store.add(title: "site-\(index)", value: value("password-\(index)"), replace: false)
+        }
         XCTAssertEqual(try store.count(), 10_000)
         XCTAssertEqual(text(try store.secret(titled: "site-7321").value), "password-7321")
         let all = try store.secrets()
@@ -108,7 +124,8 @@ final class VaultStoreTests: XCTestCase {
             try db.run("UPDATE secret SET sealed = ?1", [sealed])
         }
         XCTAssertThrowsError(try store.secret(titled: "a")) {
-            XCTAssertEqual("\($0)", "the vault is damaged: a secret does not open with this vault's key (altered or moved)")
+            XCTAssertEqual(
+                "\($0)", "the vault is damaged: a secret does not open with this vault's key (altered or moved)")
         }
         XCTAssertThrowsError(try store.secrets())
     }
@@ -132,10 +149,12 @@ final class VaultStoreTests: XCTestCase {
     func testBlobFromAnotherVaultDoesNotOpen() throws {
         let key = try VaultKey.generate()
         let other = directory + "/other.sqlite"
-        try VaultStore(path: other, dataKey: key, create: true).add(title: "a", value: value("from elsewhere"), replace: false)
+        try VaultStore(path: other, dataKey: key, create: true).add(
+            title: "a", value: value("from elsewhere"), replace: false)
         let store = try VaultStore(path: path, dataKey: key, create: true)
         try store.add(title: "a", value: value("alpha"), replace: false)
-        let foreign = try XCTUnwrap(try SQLiteConnection(path: other, busyTimeoutMilliseconds: 1_000).firstBlob("SELECT sealed FROM secret"))
+        let foreign = try XCTUnwrap(
+            try SQLiteConnection(path: other, busyTimeoutMilliseconds: 1_000).firstBlob("SELECT sealed FROM secret"))
         try withDatabase { try $0.run("UPDATE secret SET sealed = ?1", [foreign]) }
         XCTAssertThrowsError(try store.secret(titled: "a")) { XCTAssertTrue($0 is VaultError, "\($0)") }
     }
@@ -151,10 +170,13 @@ final class VaultStoreTests: XCTestCase {
         let key = try VaultKey.generate()
         do {
             let store = try VaultStore(path: path, dataKey: key, create: true)
-            for index in 0..<200 { try store.add(title: "t\(index)", value: value(String(repeating: "v", count: 500)), replace: false) }
+            for index in 0..<200 {
+                try store.add(title: "t\(index)", value: value(String(repeating: "v", count: 500)), replace: false)
+            }
         }
         // Checkpoint the WAL into the main file, then cut the file in half.
-        _ = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000).firstBlob("PRAGMA wal_checkpoint(TRUNCATE)")
+        _ = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1_000).firstBlob(
+            "PRAGMA wal_checkpoint(TRUNCATE)")
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         XCTAssertEqual(truncate(path, off_t(size / 2)), 0)
         do {
@@ -211,12 +233,14 @@ final class VaultStoreTests: XCTestCase {
 
     func testItemsWithLabelsAndAttributesAreFoundByAttributesOnly() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
-        let (first, replacedFirst) = try store.create(label: "GitHub", attributes: ["service": "github.com", "user": "octocat"],
-                                                      contentType: "text/plain", value: value("one"), replace: false)
+        let (first, replacedFirst) = try store.create(
+            label: "GitHub", attributes: ["service": "github.com", "user": "octocat"],
+            contentType: "text/plain", value: value("one"), replace: false)
         XCTAssertFalse(replacedFirst)
         XCTAssertEqual(first.title, "GitHub")
-        let (second, _) = try store.create(label: "GitHub", attributes: ["service": "github.com", "user": "hubot"],
-                                           contentType: "application/octet-stream", value: bytes([0, 1, 0]), replace: false)
+        let (second, _) = try store.create(
+            label: "GitHub", attributes: ["service": "github.com", "user": "hubot"],
+            contentType: "application/octet-stream", value: bytes([0, 1, 0]), replace: false)
         XCTAssertEqual(second.title, "GitHub (2)", "a label already used as a title gets a number")
         try store.add(title: "cli secret", value: value("three"), replace: false)
 
@@ -233,16 +257,18 @@ final class VaultStoreTests: XCTestCase {
         XCTAssertEqual(Set(try store.ids()), Set([first.id, second.id, cli.id]))
 
         // replace: the item with exactly these attributes, same row, title and creation date.
-        let (replaced, wasReplaced) = try store.create(label: "GitHub renamed", attributes: ["service": "github.com", "user": "octocat"],
-                                                       contentType: "text/plain", value: value("new"), replace: true)
+        let (replaced, wasReplaced) = try store.create(
+            label: "GitHub renamed", attributes: ["service": "github.com", "user": "octocat"],
+            contentType: "text/plain", value: value("new"), replace: true)
         XCTAssertTrue(wasReplaced)
         XCTAssertEqual(replaced.id, first.id)
         XCTAssertEqual(try store.secret(id: first.id).label, "GitHub renamed")
         XCTAssertEqual(try store.secret(id: first.id).title, "GitHub")
         XCTAssertEqual(text(try store.secret(id: first.id).value), "new")
         // A subset of attributes is not "the same item": a new one is made.
-        let (subset, subsetReplaced) = try store.create(label: "GitHub", attributes: ["service": "github.com"],
-                                                        contentType: "text/plain", value: value("x"), replace: true)
+        let (subset, subsetReplaced) = try store.create(
+            label: "GitHub", attributes: ["service": "github.com"],
+            contentType: "text/plain", value: value("x"), replace: true)
         XCTAssertFalse(subsetReplaced)
         XCTAssertEqual(subset.title, "GitHub (3)")
 
@@ -278,9 +304,12 @@ final class VaultStoreTests: XCTestCase {
 
     func testAttributesAndLabelsAreNotStoredInClearAndLimitsAreClearErrors() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
-        _ = try store.create(label: "Label-in-clear?", attributes: ["attribute-name": "attribute-value"],
-                             contentType: "text/plain", value: value("v"), replace: false)
-        let file = try Data(contentsOf: URL(fileURLWithPath: path)) + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
+        _ = try store.create(
+            label: "Label-in-clear?", attributes: ["attribute-name": "attribute-value"],
+            contentType: "text/plain", value: value("v"), replace: false)
+        let file =
+            try Data(contentsOf: URL(fileURLWithPath: path))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data())
         for needle in ["Label-in-clear?", "attribute-name", "attribute-value"] {
             XCTAssertNil(file.range(of: Data(needle.utf8)), needle)
         }
@@ -289,12 +318,18 @@ final class VaultStoreTests: XCTestCase {
             (long, [:], 1, "a label is at most 1024 bytes (this one is 1025)"),
             ("ok", ["": "v"], 1, "an attribute's name is 1 to 1024 bytes"),
             ("ok", ["n": long], 1, "an attribute's name is 1 to 1024 bytes"),
-            ("ok", Dictionary(uniqueKeysWithValues: (0...64).map { ("a\($0)", "v") }), 1, "at most 64 attributes (this one has 65)"),
+            (
+                "ok", Dictionary(uniqueKeysWithValues: (0...64).map { ("a\($0)", "v") }), 1,
+                "at most 64 attributes (this one has 65)"
+            ),
             ("ok", [:], (1 << 20) + 1, "a value is at most 1048576 bytes"),
         ]
         for (label, attributes, size, message) in cases {
-            XCTAssertThrowsError(try store.create(label: label, attributes: attributes, contentType: "text/plain",
-                                                  value: SecretBytes(count: size), replace: false)) { error in
+            XCTAssertThrowsError(
+                try store.create(
+                    label: label, attributes: attributes, contentType: "text/plain",
+                    value: SecretBytes(count: size), replace: false)
+            ) { error in
                 guard case let .invalid(text) = error as? VaultError else { return XCTFail("\(error)") }
                 XCTAssertTrue(text.contains(message), text)
             }
@@ -316,34 +351,44 @@ final class VaultStoreTests: XCTestCase {
     func testReplaceWithoutAttributesNeverOverwritesAndLongLabelsStillGetATitle() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
         try store.add(title: "cli secret", value: value("keep me"), replace: false)
-        let (made, replaced) = try store.create(label: "no attributes", attributes: [:], contentType: "text/plain",
-                                                value: value("new"), replace: true)
+        let (made, replaced) = try store.create(
+            label: "no attributes", attributes: [:], contentType: "text/plain",
+            value: value("new"), replace: true)
         XCTAssertFalse(replaced, "an empty attribute set names no item")
         XCTAssertEqual(text(try store.secret(titled: "cli secret").value), "keep me")
         XCTAssertEqual(made.title, "no attributes")
 
         // A label of the longest title, taken twice: the second is shortened to fit " (2)".
         let long = String(repeating: "é", count: 512)
-        XCTAssertEqual(try store.create(label: long, attributes: ["n": "1"], contentType: "text/plain", value: value("1"), replace: false).secret.title, long)
-        let second = try store.create(label: long, attributes: ["n": "2"], contentType: "text/plain", value: value("2"), replace: false).secret
+        XCTAssertEqual(
+            try store.create(
+                label: long, attributes: ["n": "1"], contentType: "text/plain", value: value("1"), replace: false
+            ).secret.title, long)
+        let second = try store.create(
+            label: long, attributes: ["n": "2"], contentType: "text/plain", value: value("2"), replace: false
+        ).secret
         XCTAssertTrue(second.title.hasSuffix(" (2)"), second.title)
         XCTAssertLessThanOrEqual(second.title.utf8.count, 1024)
         XCTAssertEqual(second.label, long, "the label is kept whole")
         // Past 100 of one label, a random suffix: no quadratic probing, no failure.
         for number in 3...103 {
-            _ = try store.create(label: "same", attributes: ["n": "\(number)"], contentType: "text/plain", value: value("v"), replace: false)
+            _ = try store.create(
+                label: "same", attributes: ["n": "\(number)"], contentType: "text/plain", value: value("v"),
+                replace: false)
         }
         let titles = try store.search([:]).map(\.title).filter { $0.hasPrefix("same") }
         XCTAssertEqual(titles.count, 101)
         XCTAssertTrue(titles.contains("same (100)"))
-        XCTAssertEqual(titles.filter { $0.range(of: #"^same \([0-9a-f]{8}\)$"#, options: .regularExpression) != nil }.count, 1)
+        XCTAssertEqual(
+            titles.filter { $0.range(of: #"^same \([0-9a-f]{8}\)$"#, options: .regularExpression) != nil }.count, 1)
     }
 
     func testSearchWithABroadAndANarrowAttributeFindsTheOne() throws {
         let store = try VaultStore(path: path, dataKey: try VaultKey.generate(), create: true)
         for index in 0..<50 {
-            _ = try store.create(label: "site \(index)", attributes: ["app": "bench", "title": "site-\(index)"],
-                                 contentType: "text/plain", value: value("\(index)"), replace: false)
+            _ = try store.create(
+                label: "site \(index)", attributes: ["app": "bench", "title": "site-\(index)"],
+                contentType: "text/plain", value: value("\(index)"), replace: false)
         }
         // Each query has a broad attribute (50 matches) and a narrow one (1): either way round,
         // exactly one secret comes back.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import SecureRoomCore
 
 /// What someone holding a copy of the state directory, pepper included, but not the TPM
@@ -25,7 +26,8 @@ struct OfflineAttack {
     /// Reads `user`'s credential and lockout records and the pepper from a copy of `state`.
     init(state: String, user: String) throws {
         func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
-        let credentialPath = "\(state)/users/\(user).credential", lockoutPath = "\(state)/users/\(user).lockout"
+        let credentialPath = "\(state)/users/\(user).credential"
+        let lockoutPath = "\(state)/users/\(user).lockout"
         credential = try CredentialRecord(parsing: try bytes(credentialPath), path: credentialPath)
         pepper = try Pepper(parsing: try bytes("\(state)/pepper"), path: "pepper")
         seenTags = try LockoutRecord(parsing: try bytes(lockoutPath), path: lockoutPath).seenGuesses
@@ -43,17 +45,23 @@ struct OfflineAttack {
             result.candidates += 1
             let (verifier, tag): ([UInt8], [UInt8])
             if credential.binding == nil {
-                let master = try PINKeys.master(pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
-                                                parameters: credential.parameters)
+                let master = try PINKeys.master(
+                    pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
+                    parameters: credential.parameters)
                 verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
                 tag = PINKeys.guessTag(master: master)
             } else {
-                let material = try PINKeys.boundMaterial(pin: pin, user: credential.user, salt: credential.salt,
-                                                         pepper: pepper, parameters: credential.parameters)
+                let material = try PINKeys.boundMaterial(
+                    pin: pin, user: credential.user, salt: credential.salt,
+                    pepper: pepper, parameters: credential.parameters)
                 let master = BoundKeys.master(material, secret: SecretBytes(count: 32))
                 verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
-                let local = material.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(32))) }
-                tag = SealedKeys.derive(local, info: "secureroom/2 guess").withUnsafeBytes { Array($0.prefix(PINKeys.guessTagLength)) }
+                let local = material.withUnsafeBytes {
+                    SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(32)))
+                }
+                tag = SealedKeys.derive(local, info: "secureroom/2 guess").withUnsafeBytes {
+                    Array($0.prefix(PINKeys.guessTagLength))
+                }
             }
             if verifier == credential.verifier { result.pin = candidate }
             if seenTags.contains(tag) { result.wrongGuesses.append(candidate) }

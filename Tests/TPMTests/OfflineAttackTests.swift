@@ -26,8 +26,12 @@ final class OfflineAttackTests: XCTestCase {
         let result = try attack(Sandbox.fastKDF)
         XCTAssertEqual(result.candidates, 10_000)
         XCTAssertEqual(result.pin, pin)
-        XCTAssertEqual(result.wrongGuesses, ["3690"], "the current run's wrong guess (the success ended the earlier run)")
-        print("offline attack, unbound: all 10,000 PINs in \(String(format: "%.1f", result.seconds)) s (argon2 m=256 KiB, t=1)")
+        XCTAssertEqual(
+            result.wrongGuesses, ["3690"], "the current run's wrong guess (the success ended the earlier run)")
+        print(
+            "offline attack, unbound: all 10,000 PINs in \(String(format: "%.1f", result.seconds)) s (argon2 m=256 "
+                + "KiB, t=1)"
+        )
     }
 
     func testABoundPINGivesNothingAway() throws {

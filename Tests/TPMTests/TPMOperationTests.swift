@@ -1,8 +1,9 @@
 import CTSS2
 import Foundation
 import SecureRoomTestSupport
-@testable import SecureRoomTPM
 import XCTest
+
+@testable import SecureRoomTPM
 
 /// SecureRoomTPM against a real software TPM (swtpm), one fresh chip per test. What the
 /// TPM itself counts and holds is read with tpm2-tools, not through the code under test.
@@ -25,7 +26,9 @@ final class TPMOperationTests: XCTestCase {
         return try body(connection)
     }
 
-    private func assertError(_ expected: String, _ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertError(
+        _ expected: String, _ body: () throws -> Void, file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try body(), file: file, line: line) { error in
             XCTAssertTrue("\(error)".contains(expected), "expected \(expected), got \(error)", file: file, line: line)
         }
@@ -36,10 +39,12 @@ final class TPMOperationTests: XCTestCase {
         let blob = try connected { try PinSealer(connection: $0).seal(authValue: auth, secret: secret) }
         XCTAssertEqual(try connected { try PinSealer(connection: $0).unseal(blob, authValue: auth) }, secret)
         let attributes = try blob.unmarshalPublic().publicArea.objectAttributes
-        XCTAssertEqual(attributes, TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT,
-                       "fixedTPM|fixedParent only: no userWithAuth (policy only), no noDA")
-        XCTAssertEqual(Array(withUnsafeBytes(of: try blob.unmarshalPublic().publicArea.authPolicy.buffer) { $0.prefix(32) }),
-                       PolicyAuthValue.sha256Digest)
+        XCTAssertEqual(
+            attributes, TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT,
+            "fixedTPM|fixedParent only: no userWithAuth (policy only), no noDA")
+        XCTAssertEqual(
+            Array(withUnsafeBytes(of: try blob.unmarshalPublic().publicArea.authPolicy.buffer) { $0.prefix(32) }),
+            PolicyAuthValue.sha256Digest)
         XCTAssertEqual(try tpm.leftoverHandles(), [])
     }
 
@@ -57,7 +62,9 @@ final class TPMOperationTests: XCTestCase {
         let auth = random(32)
         let blob = try connected { try PinSealer(connection: $0).seal(authValue: auth, secret: random(32)) }
         XCTAssertEqual(try tpm.lockoutCounter(), 0)
-        assertError("wrong auth") { _ = try connected { try PinSealer(connection: $0).unseal(blob, authValue: random(32)) } }
+        assertError("wrong auth") {
+            _ = try connected { try PinSealer(connection: $0).unseal(blob, authValue: random(32)) }
+        }
         XCTAssertEqual(try tpm.lockoutCounter(), 1, "tpm2_getcap: TPM2_PT_LOCKOUT_COUNTER")
         XCTAssertEqual(try tpm.leftoverHandles(), [], "flushed on the error path too")
     }
@@ -67,12 +74,17 @@ final class TPMOperationTests: XCTestCase {
     func testInLockoutEvenTheRightAuthValueIsRefused() throws {
         let auth = random(32)
         let (blob, tagKey) = try connected { connection in
-            (try PinSealer(connection: connection).seal(authValue: auth, secret: random(32)), try TagKey(connection: connection).create())
+            (
+                try PinSealer(connection: connection).seal(authValue: auth, secret: random(32)),
+                try TagKey(connection: connection).create()
+            )
         }
         let maximum = try connected { try DAStatus.read($0) }.maxAuthFail
         XCTAssertGreaterThan(maximum, 0)
         for _ in 0..<maximum {
-            assertError("wrong auth") { _ = try connected { try PinSealer(connection: $0).unseal(blob, authValue: random(32)) } }
+            assertError("wrong auth") {
+                _ = try connected { try PinSealer(connection: $0).unseal(blob, authValue: random(32)) }
+            }
         }
         assertError("DA lockout") { _ = try connected { try PinSealer(connection: $0).unseal(blob, authValue: auth) } }
         let status = try connected { try DAStatus.read($0) }
@@ -87,20 +99,28 @@ final class TPMOperationTests: XCTestCase {
         let blob = try connected { try PinSealer(connection: $0).seal(authValue: auth, secret: random(32)) }
         let other = try SoftwareTPM()
         defer { other.stop() }
-        assertError("storage key name differs") { _ = try connected(to: other) { try PinSealer(connection: $0).unseal(blob, authValue: auth) } }
+        assertError("storage key name differs") {
+            _ = try connected(to: other) { try PinSealer(connection: $0).unseal(blob, authValue: auth) }
+        }
         assertError("does not load on this TPM") {
-            _ = try connected(to: other) { try PinSealer(connection: $0).unseal(blob, authValue: auth, verifyParent: false) }
+            _ = try connected(to: other) {
+                try PinSealer(connection: $0).unseal(blob, authValue: auth, verifyParent: false)
+            }
         }
         XCTAssertEqual(try other.lockoutCounter(), 0, "no authorization was even tried")
         XCTAssertEqual(try other.leftoverHandles(), [])
     }
 
     func testTagsAreKeyedInsideTheTPM() throws {
-        let (first, second) = try connected { connection in (try TagKey(connection: connection).create(), try TagKey(connection: connection).create()) }
+        let (first, second) = try connected { connection in
+            (try TagKey(connection: connection).create(), try TagKey(connection: connection).create())
+        }
         let data = Array("a guess's argon2 output".utf8)
         let (a, again, b) = try connected { connection in
             let tags = TagKey(connection: connection)
-            return (try tags.hmac(first, data: data), try tags.hmac(first, data: data), try tags.hmac(second, data: data))
+            return (
+                try tags.hmac(first, data: data), try tags.hmac(first, data: data), try tags.hmac(second, data: data)
+            )
         }
         XCTAssertEqual(a, again)
         XCTAssertNotEqual(a, b, "another key, another tag")
@@ -118,7 +138,9 @@ final class TPMOperationTests: XCTestCase {
     }
 
     func testHardenSetsTheDAParametersOnceAndRefusesASecondTime() throws {
-        let lockoutAuth = try connected { try LockoutHierarchy(connection: $0).harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200) }
+        let lockoutAuth = try connected {
+            try LockoutHierarchy(connection: $0).harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200)
+        }
         XCTAssertEqual(lockoutAuth.count, 32)
         let status = try connected { try DAStatus.read($0) }
         XCTAssertTrue(status.lockoutAuthSet)
@@ -126,7 +148,9 @@ final class TPMOperationTests: XCTestCase {
         XCTAssertEqual(status.lockoutInterval, 600)
         XCTAssertEqual(status.lockoutRecovery, 1200)
         assertError("lockout auth already set") {
-            _ = try connected { try LockoutHierarchy(connection: $0).harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200) }
+            _ = try connected {
+                try LockoutHierarchy(connection: $0).harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200)
+            }
         }
         let reset = try tpm.tool(["tpm2_dictionarylockout", "--clear-lockout"])
         XCTAssertNotEqual(reset.status, 0, "without the lockout authorization nobody resets the counter")

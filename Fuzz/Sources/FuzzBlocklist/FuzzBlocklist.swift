@@ -3,6 +3,7 @@
 /// Properties of a list that parses: it has at most one entry per line, and every
 /// non-comment line's PIN (spaces, tabs and CRs removed) is on the list.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -14,8 +15,9 @@ public func fuzzBlocklist(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     for line in lines {
         let pin = line.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0d }
         if pin.isEmpty || pin.first == UInt8(ascii: "#") { continue }
-        require(pin.count <= PINFormat.digitRange.upperBound && pin.allSatisfy { $0 >= 0x30 && $0 <= 0x39 },
-                "a line that is not a PIN was accepted")
+        require(
+            pin.count <= PINFormat.digitRange.upperBound && pin.allSatisfy { $0 >= 0x30 && $0 <= 0x39 },
+            "a line that is not a PIN was accepted")
         require(pin.withUnsafeBytes { list.contains($0) }, "a listed PIN is not on the list")
     }
     return 0

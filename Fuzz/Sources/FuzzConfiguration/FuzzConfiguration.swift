@@ -11,6 +11,7 @@
 ///   option, none is swallowed by the previous one;
 /// - the schedule renders (`LockoutPolicy.render`) to text that parses back to itself.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 /// Checks the ranges every loaded configuration must respect.
@@ -21,8 +22,10 @@ private func checkRanges(_ configuration: Configuration) {
     require(PINFormat.digitRange.contains(configuration.format.digits), "digits \(configuration.format.digits)")
     require((1...7 * 86_400).contains(configuration.vaultTimeout), "vault_timeout \(configuration.vaultTimeout)")
     require(configuration.wipeAfter.map { (1...LockoutRecord.maximumSeenGuesses).contains($0) } ?? true, "wipe_after")
-    for path in [configuration.directory, configuration.helperPath, configuration.sessionDirectory,
-                 configuration.effectivePepperPath] {
+    for path in [
+        configuration.directory, configuration.helperPath, configuration.sessionDirectory,
+        configuration.effectivePepperPath,
+    ] {
         require(path.hasPrefix("/"), "relative path accepted")
     }
 }
@@ -43,12 +46,16 @@ public func fuzzConfiguration(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     switch pick % 3 {
     case 0:
         let path = "/etc/security/fuzz.conf"
-        guard let configuration = try? Configuration.load(arguments: ["conf=" + path],
-                                                          reader: { $0 == path ? bytes : nil })
+        guard
+            let configuration = try? Configuration.load(
+                arguments: ["conf=" + path],
+                reader: { $0 == path ? bytes : nil })
         else { return 0 }
         checkRanges(configuration)
-        for value in [configuration.directory, configuration.helperPath, configuration.sessionDirectory,
-                      configuration.effectivePepperPath, configuration.blocklist] + configuration.unknownKeys {
+        for value in [
+            configuration.directory, configuration.helperPath, configuration.sessionDirectory,
+            configuration.effectivePepperPath, configuration.blocklist,
+        ] + configuration.unknownKeys {
             require(!value.utf8.contains(0x0a), "a value spans lines: \(UserName.quoted(value))")
         }
     case 1:

@@ -7,6 +7,7 @@
 ///   so no two different files mean the same record;
 /// - `serialized()` parses back to an equal record.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -7,6 +7,7 @@
 ///   (same line, same exit status);
 /// - a lockout status decodes to a value that encodes and decodes back to itself.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -25,8 +26,9 @@ public func fuzzHelperReply(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     } else {
         guard let status = HelperReply.decode(text) else { return 0 }
         require(status.failures >= 0, "negative failure count")
-        require(HelperReply.decode(Substring(HelperReply.encode(status))) == status,
-                "lockout status does not round-trip")
+        require(
+            HelperReply.decode(Substring(HelperReply.encode(status))) == status,
+            "lockout status does not round-trip")
     }
     return 0
 }

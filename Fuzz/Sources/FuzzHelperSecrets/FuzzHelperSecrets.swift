@@ -4,6 +4,7 @@
 /// Property: the encoding is canonical, so words that decode re-encode
 /// (`HelperSecrets.encode`) to exactly the same bytes; decoded keys have their lengths.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -13,6 +13,7 @@
 ///   status reports the record's count (the run, pending attempts, and the unforgiven
 ///   failures younger than a year at that instant).
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -33,21 +34,31 @@ public func fuzzLockoutRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     // A version 1 count above what version 2 keeps (one failed-at line each, at most 100)
     // is kept as 100: more than any deny= allows, so the PIN stays disabled.
     let failuresLine = Array("failures: ".utf8)
-    let expected = version1
-        ? sortedLines(bytes).filter { !$0.starts(with: Array("seen: ".utf8)) && !$0.starts(with: Array("SECUREROOM-LOCKOUT/".utf8)) }
-            .map { line in
-                guard line.starts(with: failuresLine), let count = Int(String(decoding: line.dropFirst(failuresLine.count), as: UTF8.self)),
-                      count > LockoutRecord.maximumSeenGuesses else { return line }
-                return failuresLine + Array(String(LockoutRecord.maximumSeenGuesses).utf8)
-            }
+    let expected =
+        version1
+        ? sortedLines(bytes).filter {
+            !$0.starts(with: Array("seen: ".utf8)) && !$0.starts(with: Array("SECUREROOM-LOCKOUT/".utf8))
+        }
+        .map { line in
+            guard line.starts(with: failuresLine),
+                let count = Int(String(decoding: line.dropFirst(failuresLine.count), as: UTF8.self)),
+                count > LockoutRecord.maximumSeenGuesses
+            else { return line }
+            return failuresLine + Array(String(LockoutRecord.maximumSeenGuesses).utf8)
+        }
             + [Array("SECUREROOM-LOCKOUT/2".utf8)]
         : sortedLines(bytes)
-    let written = version1 ? sortedLines(serialized).filter { !$0.starts(with: Array("failed-at: ".utf8)) } : sortedLines(serialized)
-    require(written.sorted(by: { $0.lexicographicallyPrecedes($1) }) == expected.sorted(by: { $0.lexicographicallyPrecedes($1) }),
-            "serialized lines differ from the input's")
+    let written =
+        version1
+        ? sortedLines(serialized).filter { !$0.starts(with: Array("failed-at: ".utf8)) } : sortedLines(serialized)
+    require(
+        written.sorted(by: { $0.lexicographicallyPrecedes($1) })
+            == expected.sorted(by: { $0.lexicographicallyPrecedes($1) }),
+        "serialized lines differ from the input's")
     require(record.failedAt.count == min(record.failures, LockoutRecord.maximumSeenGuesses), "failed-at entries")
-    require((try? LockoutRecord(parsing: serialized, path: "fuzz")) == record,
-            "serialized record does not parse back to itself")
+    require(
+        (try? LockoutRecord(parsing: serialized, path: "fuzz")) == record,
+        "serialized record does not parse back to itself")
 
     let last = record.lastFailure ?? Instant(wallSeconds: 0, bootID: "", bootNanoseconds: 0)
     let instants = [

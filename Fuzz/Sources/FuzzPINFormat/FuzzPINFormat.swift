@@ -6,6 +6,7 @@
 /// ASCII digits; the accepted PIN is those bytes; the C-string reader agrees with the
 /// buffer reader on every input of at most `maximumInputLength` bytes and refuses longer ones.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -16,7 +17,9 @@ public func fuzzPINFormat(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let text = Array(input.prefix { $0 != 0 })
     let valid = text.count == format.digits && text.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     let pin = input.withUnsafeBytes { try? format.pin(from: $0) }
-    require((pin != nil) == valid, "pin(from:) \(pin == nil ? "refused" : "accepted") an input that is \(valid ? "" : "not ")a PIN")
+    require(
+        (pin != nil) == valid,
+        "pin(from:) \(pin == nil ? "refused" : "accepted") an input that is \(valid ? "" : "not ")a PIN")
     if let pin { require(pin.withUnsafeBytes { Array($0) } == text, "accepted PIN differs from the input") }
     let cString = (input + [0]).withUnsafeBytes { bytes in
         try? format.pin(fromCString: bytes.baseAddress!.assumingMemoryBound(to: CChar.self))

@@ -3,6 +3,7 @@
 /// Property: the format has one canonical form, so a file that parses re-serializes to
 /// exactly its own bytes.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -8,12 +8,18 @@
 /// - the strict number and hex helpers accept only canonical text: a decimal value
 ///   prints back as itself, a hex value re-encodes as itself.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 /// The record kinds: header, keys, repeatable keys.
 private let schemas: [(header: String, keys: Set<String>, repeatable: Set<String>)] = [
-    ("SECUREROOM-CREDENTIAL/1", ["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
-                                 "verifier", "digits", "created", "vault-key"], []),
+    (
+        "SECUREROOM-CREDENTIAL/1",
+        [
+            "user", "kdf", "memory-kib", "iterations", "lanes", "salt",
+            "verifier", "digits", "created", "vault-key",
+        ], []
+    ),
     ("SECUREROOM-LOCKOUT/1", ["failures", "last-failure", "last-success", "seen"], ["seen"]),
     ("SECUREROOM-RECOVERY/1", ["user", "salt", "vault-key", "created"], []),
     ("SECUREROOM-PEPPER/1", ["pepper"], []),
@@ -23,8 +29,11 @@ private let schemas: [(header: String, keys: Set<String>, repeatable: Set<String
 public func fuzzRecordText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let (pick, bytes) = selector(fuzzBytes(data, size))
     let schema = schemas[Int(pick) % schemas.count]
-    guard let text = try? RecordText(parsing: bytes, header: schema.header, keys: schema.keys,
-                                     repeatable: schema.repeatable, path: "fuzz") else { return 0 }
+    guard
+        let text = try? RecordText(
+            parsing: bytes, header: schema.header, keys: schema.keys,
+            repeatable: schema.repeatable, path: "fuzz")
+    else { return 0 }
     var pairs: [(String, String)] = []
     for (key, values) in text.fields.sorted(by: { $0.key < $1.key }) {
         require(schema.keys.contains(key), "undeclared key \(key) accepted")
@@ -44,12 +53,14 @@ public func fuzzRecordText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let rendered = RecordText.render(header: schema.header, pairs)
     let again: RecordText
     do {
-        again = try RecordText(parsing: rendered, header: schema.header, keys: schema.keys,
-                               repeatable: schema.repeatable, path: "fuzz")
+        again = try RecordText(
+            parsing: rendered, header: schema.header, keys: schema.keys,
+            repeatable: schema.repeatable, path: "fuzz")
     } catch {
         fatalError("fuzz property violated: rendered fields do not reparse: \(error)")
     }
-    require(again.fields.mapValues { $0.map(String.init) } == text.fields.mapValues { $0.map(String.init) },
-            "rendered fields reparse to different fields")
+    require(
+        again.fields.mapValues { $0.map(String.init) } == text.fields.mapValues { $0.map(String.init) },
+        "rendered fields reparse to different fields")
     return 0
 }

@@ -3,6 +3,7 @@
 /// Properties of a record that parses: field lengths as documented; `serialized()` has
 /// exactly the input's lines and parses back to an equal record.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -14,7 +15,8 @@ public func fuzzRecoveryRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     require(record.created >= 0, "negative created")
     let serialized = record.serialized()
     require(sortedLines(serialized) == sortedLines(bytes), "serialized lines differ from the input's")
-    require((try? RecoveryRecord(parsing: serialized, path: "fuzz")) == record,
-            "serialized record does not parse back to itself")
+    require(
+        (try? RecoveryRecord(parsing: serialized, path: "fuzz")) == record,
+        "serialized record does not parse back to itself")
     return 0
 }

@@ -9,8 +9,10 @@ public func fuzzBytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
 
 /// Traps (a libFuzzer crash) when a property of the parser does not hold. `message` names
 /// the property; it never contains secret material other than fuzzer-made bytes.
-public func require(_ condition: Bool, _ message: @autoclosure () -> String,
-                    file: StaticString = #fileID, line: UInt = #line) {
+public func require(
+    _ condition: Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition { fatalError("fuzz property violated: \(message())", file: file, line: line) }
 }
 

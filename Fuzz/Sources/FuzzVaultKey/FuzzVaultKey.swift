@@ -11,11 +11,13 @@
 /// - a typed recovery key that parses has 40 digits, and its display text parses back
 ///   to the same digits.
 import FuzzSupport
+
 @testable import SecureRoomCore
 
 /// FORMAT.md §5 master (m=256 row) and §7.1 DEK, recovery key, salt and wrapped keys.
-private let master = secret(hexConstant(
-    "7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d"))
+private let master = secret(
+    hexConstant(
+        "7b4f29228ec55aad8fbe947d775fb7ebb2453dcab43b6151a378d09823fed10d"))
 private let dek = Array(UInt8(0x40)...UInt8(0x5f))
 private let recoverySalt = Array(UInt8(0x10)...UInt8(0x1f))
 private let recoveryKey = try! "01234-56789-01234-56789-01234-56789-01234-56789".utf8
@@ -45,8 +47,9 @@ public func fuzzVaultKey(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case 3:
         guard let key = input.withUnsafeBytes({ try? RecoveryKey(typed: $0) }) else { return 0 }
         let digits = bytes(key.digits) ?? []
-        require(digits.count == RecoveryKey.digitCount && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 },
-                "recovery key is not 40 digits")
+        require(
+            digits.count == RecoveryKey.digitCount && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 },
+            "recovery key is not 40 digits")
         let shown = key.displayText
         require(shown.utf8.count == 47, "display text length \(shown.utf8.count)")
         let again = Array(shown.utf8).withUnsafeBytes { try? RecoveryKey(typed: $0) }
@@ -54,7 +57,9 @@ public func fuzzVaultKey(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     default:
         // DEK = the first 32 bytes (zero-padded), user name = the rest.
         let key = Array((input + [UInt8](repeating: 0, count: VaultKey.length)).prefix(VaultKey.length))
-        guard let user = try? UserName(String(decoding: input.dropFirst(VaultKey.length), as: UTF8.self)) else { return 0 }
+        guard let user = try? UserName(String(decoding: input.dropFirst(VaultKey.length), as: UTF8.self)) else {
+            return 0
+        }
         let dekSecret = secret(key)
         guard var wrapped = try? VaultKey.wrap(dekSecret, master: master, user: user) else {
             fatalError("fuzz property violated: wrap failed")

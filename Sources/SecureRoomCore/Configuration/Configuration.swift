@@ -138,7 +138,9 @@ public struct Configuration: Sendable {
     /// Lines are split on the byte `\n` before decoding: split as a `String`, a CRLF file
     /// would be one line (`"\r\n"` is a single `Character`), swallowing every option.
     public mutating func apply(fileText bytes: [UInt8], path: String) throws {
-        for (number, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+        for (number, rawBytes) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .enumerated()
+        {
             let rawLine = Substring(String(decoding: rawBytes, as: UTF8.self))
             let line = (rawLine.firstIndex(of: "#").map { rawLine[..<$0] } ?? rawLine)
                 .trimmingSpaces()
@@ -179,7 +181,8 @@ public struct Configuration: Sendable {
         func number<T: FixedWidthInteger>(_ range: ClosedRange<T>) throws -> T {
             let text = try required()
             guard let parsed = RecordText.decimal(Substring(text), as: T.self), range.contains(parsed) else {
-                throw SecureRoomError.invalidConfiguration("\(key)=\(UserName.quoted(text)) must be a number in \(range)")
+                throw SecureRoomError.invalidConfiguration(
+                    "\(key)=\(UserName.quoted(text)) must be a number in \(range)")
             }
             return parsed
         }
@@ -187,7 +190,8 @@ public struct Configuration: Sendable {
         func duration(_ range: ClosedRange<Int64>, _ words: String) throws -> Int64 {
             let text = try required()
             guard let seconds = LockoutPolicy.parseDuration(Substring(text)), range.contains(seconds) else {
-                throw SecureRoomError.invalidConfiguration("\(key)=\(UserName.quoted(text)) must be a duration from \(words)")
+                throw SecureRoomError.invalidConfiguration(
+                    "\(key)=\(UserName.quoted(text)) must be a duration from \(words)")
             }
             return seconds
         }
@@ -195,14 +199,18 @@ public struct Configuration: Sendable {
         func choice<T: RawRepresentable & CaseIterable>() throws -> T where T.RawValue == String {
             guard let chosen = T(rawValue: try required()) else {
                 let words = T.allCases.map(\.rawValue)
-                let list = words.count > 1 ? words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "") : words.joined()
+                let list =
+                    words.count > 1
+                    ? words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "") : words.joined()
                 throw SecureRoomError.invalidConfiguration("\(key) must be \(list)")
             }
             return chosen
         }
         func path() throws -> String {
             let text = try required()
-            guard text.hasPrefix("/") else { throw SecureRoomError.invalidConfiguration("\(key) must be an absolute path") }
+            guard text.hasPrefix("/") else {
+                throw SecureRoomError.invalidConfiguration("\(key) must be an absolute path")
+            }
             return text
         }
         switch key {
@@ -210,7 +218,8 @@ public struct Configuration: Sendable {
         case "pepper": pepperPath = try path()
         case "digits": format = try PINFormat(digits: try number(PINFormat.digitRange))
         case "deny": lockout = try LockoutPolicy(deny: try number(LockoutPolicy.denyRange), schedule: lockout.schedule)
-        case "schedule": lockout = try LockoutPolicy(deny: lockout.deny, schedule: try LockoutPolicy.parseSchedule(try required()))
+        case "schedule":
+            lockout = try LockoutPolicy(deny: lockout.deny, schedule: try LockoutPolicy.parseSchedule(try required()))
         case "argon2_memory": kdf.memoryKiB = try number(KDFParameters.memoryRange)
         case "argon2_time": kdf.iterations = try number(KDFParameters.iterationRange)
         case "argon2_lanes": kdf.lanes = try number(KDFParameters.laneRange)
@@ -228,7 +237,9 @@ public struct Configuration: Sendable {
         case "sessions": sessionDirectory = try path()
         case "remote": remote = try choice()
         case "remote_services":
-            guard let value else { throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)") }
+            guard let value else {
+                throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)")
+            }
             remoteServices = Set(value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty })
         case "authsucc": authSucceeded = try flag()
         case "enrol": enrol = try choice()

@@ -17,7 +17,9 @@ public enum ConfigurationFile {
             return nil
         }
         let info = try file.status()
-        guard sr_s_isreg(info.st_mode) != 0 else { throw SecureRoomError.insecure(path: path, reason: "not a regular file") }
+        guard sr_s_isreg(info.st_mode) != 0 else {
+            throw SecureRoomError.insecure(path: path, reason: "not a regular file")
+        }
         guard info.st_uid == 0, info.st_mode & 0o022 == 0 else {
             throw SecureRoomError.insecure(path: path, reason: "must be owned by root and writable only by root")
         }

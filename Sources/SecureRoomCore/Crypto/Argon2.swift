@@ -59,9 +59,11 @@ public enum Argon2id {
     ///   - associatedData: argon2's X; SecureRoom binds the user name here.
     /// - Parameter length: the output's length (argon2's tag length): `outputLength`, or 64
     ///   for a TPM-bound record's two halves (docs/FORMAT.md §2.1).
-    public static func derive(password: SecretBytes, salt: [UInt8], secret: SecretBytes,
-                              associatedData: [UInt8], parameters: KDFParameters,
-                              length: Int = outputLength) throws -> SecretBytes {
+    public static func derive(
+        password: SecretBytes, salt: [UInt8], secret: SecretBytes,
+        associatedData: [UInt8], parameters: KDFParameters,
+        length: Int = outputLength
+    ) throws -> SecretBytes {
         try parameters.validate()
         let output = SecretBytes(count: length)
         let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
@@ -76,12 +78,15 @@ public enum Argon2id {
                             var context = argon2_context()
                             context.out = out.baseAddress?.assumingMemoryBound(to: UInt8.self)
                             context.outlen = UInt32(out.count)
-                            context.pwd = UnsafeMutablePointer(mutating: pwd.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                            context.pwd = UnsafeMutablePointer(
+                                mutating: pwd.baseAddress?.assumingMemoryBound(to: UInt8.self))
                             context.pwdlen = UInt32(pwd.count)
                             context.salt = saltBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
                             context.saltlen = UInt32(saltBuffer.count)
-                            context.secret = secret.count > 0
-                                ? UnsafeMutablePointer(mutating: key.baseAddress?.assumingMemoryBound(to: UInt8.self)) : nil
+                            context.secret =
+                                secret.count > 0
+                                ? UnsafeMutablePointer(mutating: key.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                                : nil
                             context.secretlen = UInt32(secret.count)
                             context.ad = ad.count > 0 ? ad.baseAddress?.assumingMemoryBound(to: UInt8.self) : nil
                             context.adlen = UInt32(ad.count)

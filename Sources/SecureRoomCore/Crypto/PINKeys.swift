@@ -16,18 +16,24 @@ public enum PINKeys {
     }
 
     /// Runs argon2id for `pin` with the record's salt and parameters.
-    public static func master(pin: SecretBytes, user: UserName, salt: [UInt8], pepper: Pepper,
-                              parameters: KDFParameters) throws -> SecretBytes {
-        try Argon2id.derive(password: pin, salt: salt, secret: pepper.bytes,
-                            associatedData: associatedData(for: user), parameters: parameters)
+    public static func master(
+        pin: SecretBytes, user: UserName, salt: [UInt8], pepper: Pepper,
+        parameters: KDFParameters
+    ) throws -> SecretBytes {
+        try Argon2id.derive(
+            password: pin, salt: salt, secret: pepper.bytes,
+            associatedData: associatedData(for: user), parameters: parameters)
     }
 
     /// The 64-byte argon2 output of a TPM-bound record (`BoundKeys`): the same inputs,
     /// twice the output.
-    static func boundMaterial(pin: SecretBytes, user: UserName, salt: [UInt8], pepper: Pepper,
-                              parameters: KDFParameters) throws -> SecretBytes {
-        try Argon2id.derive(password: pin, salt: salt, secret: pepper.bytes, associatedData: associatedData(for: user),
-                            parameters: parameters, length: BoundKeys.materialLength)
+    static func boundMaterial(
+        pin: SecretBytes, user: UserName, salt: [UInt8], pepper: Pepper,
+        parameters: KDFParameters
+    ) throws -> SecretBytes {
+        try Argon2id.derive(
+            password: pin, salt: salt, secret: pepper.bytes, associatedData: associatedData(for: user),
+            parameters: parameters, length: BoundKeys.materialLength)
     }
 
     /// The verifier stored in the credential record.
@@ -53,6 +59,8 @@ public enum PINKeys {
     }
 
     private static func expand(_ master: SecretBytes, info: String, count: Int) -> SecretBytes {
-        SealedKeys.derive(master, info: info).withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        SealedKeys.derive(master, info: info).withUnsafeBytes {
+            SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(count)))
+        }
     }
 }

@@ -24,8 +24,9 @@ public enum SealedKeys {
         let information = Array(info.utf8)
         let ok = key.withUnsafeMutableBytes { out in
             input.withUnsafeBytes { ikm in
-                sr_hkdf_sha256(ikm.baseAddress, ikm.count, salt, salt.count, information, information.count,
-                               out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
+                sr_hkdf_sha256(
+                    ikm.baseAddress, ikm.count, salt, salt.count, information, information.count,
+                    out.baseAddress?.assumingMemoryBound(to: UInt8.self), out.count)
             }
         }
         return ok == 1 ? key : nil
@@ -39,14 +40,18 @@ public enum SealedKeys {
     }
 
     /// Seals `plaintext` under `key` with a random nonce, authenticating `associatedData`.
-    public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating associatedData: [UInt8]) throws -> [UInt8] {
+    public static func seal(
+        _ plaintext: UnsafeRawBufferPointer, key: SecretBytes, authenticating associatedData: [UInt8]
+    ) throws -> [UInt8] {
         let nonce = try SecretBytes.random(count: nonceLength).withUnsafeBytes { Array($0) }
         var sealed = nonce + [UInt8](repeating: 0, count: plaintext.count + tagLength)
         let ok = sealed.withUnsafeMutableBufferPointer { out in
             key.withUnsafeBytes { key in
-                sr_chacha20_poly1305_seal(key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce,
-                                          associatedData, associatedData.count, plaintext.baseAddress, plaintext.count,
-                                          out.baseAddress.map { $0 + nonceLength }, out.baseAddress.map { $0 + nonceLength + plaintext.count })
+                sr_chacha20_poly1305_seal(
+                    key.baseAddress?.assumingMemoryBound(to: UInt8.self), nonce,
+                    associatedData, associatedData.count, plaintext.baseAddress, plaintext.count,
+                    out.baseAddress.map { $0 + nonceLength }, out.baseAddress.map { $0 + nonceLength + plaintext.count }
+                )
             }
         }
         guard ok == 1 else { throw SecureRoomError.kdfFailure("ChaCha20-Poly1305 sealing failed in libcrypto") }
@@ -54,16 +59,18 @@ public enum SealedKeys {
     }
 
     /// Opens `sealed` into a `SecretBytes`; nil if it does not authenticate.
-    public static func open(_ sealed: [UInt8], key: SecretBytes, authenticating associatedData: [UInt8]) -> SecretBytes? {
+    public static func open(_ sealed: [UInt8], key: SecretBytes, authenticating associatedData: [UInt8]) -> SecretBytes?
+    {
         guard sealed.count >= nonceLength + tagLength else { return nil }
         let plain = SecretBytes(count: sealed.count - nonceLength - tagLength)
         let ok = plain.withUnsafeMutableBytes { out in
             sealed.withUnsafeBufferPointer { input in
                 key.withUnsafeBytes { key in
-                    sr_chacha20_poly1305_open(key.baseAddress?.assumingMemoryBound(to: UInt8.self), input.baseAddress,
-                                              associatedData, associatedData.count, input.baseAddress.map { $0 + nonceLength },
-                                              out.count, input.baseAddress.map { $0 + sealed.count - tagLength },
-                                              out.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                    sr_chacha20_poly1305_open(
+                        key.baseAddress?.assumingMemoryBound(to: UInt8.self), input.baseAddress,
+                        associatedData, associatedData.count, input.baseAddress.map { $0 + nonceLength },
+                        out.count, input.baseAddress.map { $0 + sealed.count - tagLength },
+                        out.baseAddress?.assumingMemoryBound(to: UInt8.self))
                 }
             }
         }

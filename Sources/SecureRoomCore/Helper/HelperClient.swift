@@ -21,8 +21,10 @@ public struct HelperClient: PINAuthority {
 
     /// See `PINAuthority.change`. Both PINs are collected before the helper sees either,
     /// so `new` should apply the policy itself; the helper applies it again.
-    public func change(_ user: UserName, current: () throws -> SecretBytes,
-                       new: (_ current: SecretBytes) throws -> SecretBytes) throws -> PINVerifier.Outcome {
+    public func change(
+        _ user: UserName, current: () throws -> SecretBytes,
+        new: (_ current: SecretBytes) throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome {
         try run(.change, for: user) {
             let typed = try current()
             return [typed, try new(typed)]
@@ -30,8 +32,10 @@ public struct HelperClient: PINAuthority {
     }
 
     /// See `PINAuthority.setUpVault`.
-    public func setUpVault(_ user: UserName, replace: Bool,
-                           pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+    public func setUpVault(
+        _ user: UserName, replace: Bool,
+        pin: () throws -> SecretBytes
+    ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         try run(replace ? .replaceVault : .setupVault, for: user) { [try pin()] }
     }
 
@@ -41,9 +45,11 @@ public struct HelperClient: PINAuthority {
     /// `newPIN` called. On success the outcome carries the new vault key and the recovery
     /// key when `enrol_vault` made them. `denied` (wrong password) throws
     /// `SecureRoomError.passwordNotAccepted`.
-    public func enrol(_ user: UserName, replace: Bool,
-                      converse: (HelperConversation) throws -> SecretBytes?,
-                      newPIN: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+    public func enrol(
+        _ user: UserName, replace: Bool,
+        converse: (HelperConversation) throws -> SecretBytes?,
+        newPIN: () throws -> SecretBytes
+    ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         try run(replace ? .enrolReplace : .enrol, for: user, converse: converse) { [try newPIN()] }
     }
 
@@ -51,26 +57,32 @@ public struct HelperClient: PINAuthority {
     public func vaultState(of user: UserName) throws -> VaultState {
         let (reply, secrets) = try exchange(.vaultState, for: user) { [] }
         if case .vaultState(let state) = reply { return state }
-        _ = try result(of: reply, secrets: secrets)   // throws the reply's own error
+        _ = try result(of: reply, secrets: secrets)  // throws the reply's own error
         throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to vault-state")
     }
 
-    private func run(_ request: HelperProtocol.Request, for user: UserName,
-                     converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
-                     pins: () throws -> [SecretBytes]) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+    private func run(
+        _ request: HelperProtocol.Request, for user: UserName,
+        converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
+        pins: () throws -> [SecretBytes]
+    ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         let (reply, secrets) = try exchange(request, for: user, converse: converse, pins: pins)
         return try result(of: reply, secrets: secrets)
     }
 
     /// One request, whole: the relayed conversation, the PINs after `ready`, the final
     /// reply checked against the exit status, and its key material decoded.
-    private func exchange(_ request: HelperProtocol.Request, for user: UserName,
-                          converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
-                          pins: () throws -> [SecretBytes])
-        throws -> (reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?)) {
+    private func exchange(
+        _ request: HelperProtocol.Request, for user: UserName,
+        converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
+        pins: () throws -> [SecretBytes]
+    )
+        throws -> (reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?))
+    {
         try checkInstallation()
-        let process = try HelperProcess(path: path, arguments: [request.rawValue, user.rawValue],
-                                        timeoutMilliseconds: Self.replyTimeoutMilliseconds)
+        let process = try HelperProcess(
+            path: path, arguments: [request.rawValue, user.rawValue],
+            timeoutMilliseconds: Self.replyTimeoutMilliseconds)
         var answer = try process.readLine()
         while let line = HelperConversation(line: Substring(answer.text)) {
             do {
@@ -97,16 +109,18 @@ public struct HelperClient: PINAuthority {
         }
         let status = process.finish()
         guard let reply = HelperReply(line: Substring(answer.text)), reply.exitStatus.rawValue == status,
-              let secrets = answer.secrets.withUnsafeBytes({ HelperSecrets.decode($0) })
+            let secrets = answer.secrets.withUnsafeBytes({ HelperSecrets.decode($0) })
         else {
-            throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(answer.text)) with exit status \(status)")
+            throw SecureRoomError.helperFailed(
+                "\(path) answered \(UserName.quoted(answer.text)) with exit status \(status)")
         }
         return (reply, secrets)
     }
 
     /// A final reply as the PINAuthority outcome it reports, or the error it stands for.
     private func result(of reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?))
-        throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+        throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?)
+    {
         switch reply {
         case .checked(.success): return (.success(.init(vaultKey: secrets.vaultKey)), secrets.recoveryKey)
         case .checked(let outcome): return (outcome, nil)
@@ -128,7 +142,9 @@ public struct HelperClient: PINAuthority {
     /// A clear error for a helper that is missing or not installed setuid root.
     private func checkInstallation() throws {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(errno)))") }
+        guard stat(path, &info) == 0 else {
+            throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(errno)))")
+        }
         guard info.st_uid == 0, info.st_mode & S_ISUID != 0, sr_s_isreg(info.st_mode) != 0 else {
             throw SecureRoomError.helperFailed("\(path) is not installed setuid root (expected owner root, mode 4755)")
         }
@@ -169,7 +185,8 @@ private final class HelperProcess {
         let result = Self.spawn(path: path, arguments: arguments, childEnd: pair[1], pid: &launched)
         guard result == 0, launched > 0 else {
             close(pair[0])
-            throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(result == 0 ? ECHILD : result)))")
+            throw SecureRoomError.helperFailed(
+                "cannot run \(path): \(String(cString: strerror(result == 0 ? ECHILD : result)))")
         }
         pid = launched
     }
@@ -250,7 +267,8 @@ private final class HelperProcess {
     private func sendAll(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let sent = Glibc.send(socket, bytes.baseAddress?.advanced(by: offset), bytes.count - offset, Int32(MSG_NOSIGNAL))
+            let sent = Glibc.send(
+                socket, bytes.baseAddress?.advanced(by: offset), bytes.count - offset, Int32(MSG_NOSIGNAL))
             if sent < 0 && errno == EINTR { continue }
             // The helper went away (it refused, or was killed); its exit status explains.
             guard sent > 0 else { return }

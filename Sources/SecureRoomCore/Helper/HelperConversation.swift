@@ -65,9 +65,10 @@ public enum HelperConversation: Equatable, Sendable {
     /// Printable ASCII, newlines and tabs as spaces, at most 400 characters; a prompt's
     /// trailing space survives (it separates the prompt from what is typed).
     private static func clean(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(400).map { scalar -> Character in
-            if scalar == "\n" || scalar == "\t" { return " " }
-            return scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7f ? Character(scalar) : "?"
-        })
+        String(
+            text.unicodeScalars.prefix(400).map { scalar -> Character in
+                if scalar == "\n" || scalar == "\t" { return " " }
+                return scalar.isASCII && scalar.value >= 0x20 && scalar.value < 0x7f ? Character(scalar) : "?"
+            })
     }
 }

@@ -136,13 +136,21 @@ public enum HelperReply {
         case ("success", 1): self = .checked(.success(.init(vaultKey: nil)))
         case ("not-enrolled", 1): self = .checked(.notEnrolled)
         case ("error", 1): self = .failed
-        case ("incorrect", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.incorrect(status))
-        case ("repeated", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.repeatedIncorrect(status))
-        case ("locked", 2): guard let status = Self.decode(rest) else { return nil }; self = .checked(.locked(status))
+        case ("incorrect", 2):
+            guard let status = Self.decode(rest) else { return nil }
+            self = .checked(.incorrect(status))
+        case ("repeated", 2):
+            guard let status = Self.decode(rest) else { return nil }
+            self = .checked(.repeatedIncorrect(status))
+        case ("locked", 2):
+            guard let status = Self.decode(rest) else { return nil }
+            self = .checked(.locked(status))
         case ("rejected", 2): self = .rejected(Self.printable(rest))
         case ("refused", 2): self = .refused(Self.printable(rest))
         case ("denied", 2): self = .denied(Self.printable(rest))
-        case ("vault-state", 2): guard let state = VaultState(words: rest) else { return nil }; self = .vaultState(state)
+        case ("vault-state", 2):
+            guard let state = VaultState(words: rest) else { return nil }
+            self = .vaultState(state)
         case ("tpm", 2):
             let detail = "reported by secureroom-helper; see the system log"
             switch rest.split(separator: " ") {
@@ -162,7 +170,8 @@ public enum HelperReply {
     /// `delayed SECONDS FAILURES`, or `disabled FAILURES`.
     static func encode(_ status: LockoutStatus) -> String {
         switch status {
-        case let .open(failures, next, left): return "open \(failures) \(left) \(next?.attempts ?? 0) \(next?.delay ?? 0)"
+        case let .open(failures, next, left):
+            return "open \(failures) \(left) \(next?.attempts ?? 0) \(next?.delay ?? 0)"
         case let .delayed(seconds, failures): return "delayed \(seconds) \(failures)"
         case let .disabled(failures): return "disabled \(failures)"
         }
@@ -184,6 +193,9 @@ public enum HelperReply {
     }
 
     private static func printable<S: StringProtocol>(_ text: S) -> String {
-        String(text.unicodeScalars.prefix(200).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" })
+        String(
+            text.unicodeScalars.prefix(200).map {
+                $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?"
+            })
     }
 }

@@ -10,15 +10,24 @@ public enum HelperSecrets {
 
     /// The words that follow `success` (empty when there is no key material).
     public static func encode(vaultKey: SecretBytes?, recoveryKey: RecoveryKey?) -> SecretBytes {
-        let length = (vaultKey.map { vaultKeyWord.count + 2 * $0.count } ?? 0)
+        let length =
+            (vaultKey.map { vaultKeyWord.count + 2 * $0.count } ?? 0)
             + (recoveryKey.map { recoveryKeyWord.count + $0.digits.count } ?? 0)
         let out = SecretBytes(count: length)
         out.withUnsafeMutableBytes { target in
             var index = 0
-            func put(_ byte: UInt8) { target[index] = byte; index += 1 }
+            func put(_ byte: UInt8) {
+                target[index] = byte
+                index += 1
+            }
             if let vaultKey {
                 vaultKeyWord.forEach(put)
-                vaultKey.withUnsafeBytes { for byte in $0 { put(Hex.digits[Int(byte >> 4)]); put(Hex.digits[Int(byte & 15)]) } }
+                vaultKey.withUnsafeBytes {
+                    for byte in $0 {
+                        put(Hex.digits[Int(byte >> 4)])
+                        put(Hex.digits[Int(byte & 15)])
+                    }
+                }
             }
             if let recoveryKey {
                 recoveryKeyWord.forEach(put)
@@ -40,7 +49,8 @@ public enum HelperSecrets {
             let key = SecretBytes(count: VaultKey.length)
             let valid = key.withUnsafeMutableBytes { target -> Bool in
                 for index in 0..<VaultKey.length {
-                    let high = rest[rest.startIndex + 2 * index], low = rest[rest.startIndex + 2 * index + 1]
+                    let high = rest[rest.startIndex + 2 * index]
+                    let low = rest[rest.startIndex + 2 * index + 1]
                     guard let h = Hex.value(high), let l = Hex.value(low) else { return false }
                     target[index] = h << 4 | l
                 }
@@ -53,7 +63,8 @@ public enum HelperSecrets {
         if rest.starts(with: recoveryKeyWord) {
             rest = rest.dropFirst(recoveryKeyWord.count)
             guard rest.count == RecoveryKey.digitCount,
-                  let key = try? RecoveryKey(typed: UnsafeRawBufferPointer(rebasing: rest)) else { return nil }
+                let key = try? RecoveryKey(typed: UnsafeRawBufferPointer(rebasing: rest))
+            else { return nil }
             recoveryKey = key
             rest = rest.dropFirst(RecoveryKey.digitCount)
         }

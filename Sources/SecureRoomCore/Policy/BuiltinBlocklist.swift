@@ -1,7 +1,8 @@
 /// The built-in blocklist (`blocklist=builtin`): two lists published with Markert et al.,
 /// "This PIN Can Be Easily Guessed: Analyzing the Security of Smartphone Unlock PINs",
 /// IEEE S&P 2020 (shared/data): Apple's 274 iOS PINs and the study's data-driven list of
-/// 2,740 (27.4% of the space), together 2,756 PINs (2,793 refused with the constant steps). Why both: docs/SECURITY.md §1.1.
+/// 2,740 (27.4% of the space), together 2,756 PINs (2,793 refused with the constant steps).
+/// Why both: docs/SECURITY.md §1.1.
 enum BuiltinBlocklist {
     /// Apple's iOS list, separated by single spaces.
     static let ios = """

@@ -82,7 +82,8 @@ public struct LocalHost: Sendable {
         guard inet_pton(AF_INET6, name, &v6) == 1 else { return nil }
         let bytes = withUnsafeBytes(of: v6) { Array($0) }
         let isV6Loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
-        let isMappedV4Loopback = bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
+        let isMappedV4Loopback =
+            bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
         return isV6Loopback || isMappedV4Loopback
     }
 
@@ -123,8 +124,10 @@ public struct LocalHost: Sendable {
 
     /// A small system file's text; empty if it cannot be read (no file: no names from it).
     private static func contents(of path: String) -> String {
-        guard let file = try? FileDescriptor.open(path, in: nil, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK, displayPath: path),
-              let bytes = try? file.readAll(limit: 1 << 20)
+        guard
+            let file = try? FileDescriptor.open(
+                path, in: nil, flags: O_RDONLY | O_NOCTTY | O_NONBLOCK, displayPath: path),
+            let bytes = try? file.readAll(limit: 1 << 20)
         else { return "" }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -21,10 +21,12 @@ public struct LockoutPolicy: Equatable, Sendable {
     /// iOS's schedule, one attempt shorter: attempts 1–4 free, then 1 min, 5 min, 15 min,
     /// 1 h; disabled at 9, where the built-in blocklist keeps an attacker who tries the
     /// most common allowed PINs under 1% of accounts (docs/SECURITY.md §1.1).
-    public static let defaults = LockoutPolicy(validDeny: 9, schedule: [
-        Step(failures: 5, delay: 60), Step(failures: 6, delay: 300),
-        Step(failures: 7, delay: 900), Step(failures: 8, delay: 3600),
-    ])
+    public static let defaults = LockoutPolicy(
+        validDeny: 9,
+        schedule: [
+            Step(failures: 5, delay: 60), Step(failures: 6, delay: 300),
+            Step(failures: 7, delay: 900), Step(failures: 8, delay: 3600),
+        ])
 
     /// Creates a policy; throws if `deny` or the schedule is out of order or range.
     public init(deny: Int, schedule: [Step]) throws {
@@ -33,7 +35,7 @@ public struct LockoutPolicy: Equatable, Sendable {
         }
         for (index, step) in schedule.enumerated() {
             guard step.failures >= 1, step.delay >= 0, step.delay <= 31 * 86_400,
-                  index == 0 || schedule[index - 1].failures < step.failures
+                index == 0 || schedule[index - 1].failures < step.failures
             else { throw SecureRoomError.invalidConfiguration("schedule must increase: failures:delay,...") }
         }
         self.deny = deny
@@ -63,15 +65,16 @@ public struct LockoutPolicy: Equatable, Sendable {
             let remaining = record.attemptInstants.map { wait - now.seconds(since: $0) }.max() ?? 0
             if remaining > 0 { return .delayed(seconds: remaining, failures: failures) }
         }
-        return .open(failures: failures, untilDelay: nextDelay(after: run, left: deny - failures),
-                     untilDisabled: deny - failures)
+        return .open(
+            failures: failures, untilDelay: nextDelay(after: run, left: deny - failures),
+            untilDisabled: deny - failures)
     }
 
     /// Attempts left before the next longer delay starts, and that delay (nil if none
     /// comes before the `left` attempts that disable the PIN).
     private func nextDelay(after run: Int, left: Int) -> NextDelay? {
         guard let next = schedule.first(where: { $0.failures > run && $0.failures - run < left && $0.delay > 0 }),
-              next.delay > delay(afterFailures: run)
+            next.delay > delay(afterFailures: run)
         else { return nil }
         return NextDelay(attempts: next.failures - run, delay: next.delay)
     }
@@ -83,8 +86,11 @@ public struct LockoutPolicy: Equatable, Sendable {
         return try text.split(separator: ",", omittingEmptySubsequences: false).map { item in
             let parts = item.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let failures = RecordText.decimal(parts[0], as: Int.self),
-                  let delay = parseDuration(parts[1])
-            else { throw SecureRoomError.invalidConfiguration("schedule entry \(UserName.quoted(String(item))) is not FAILURES:DELAY") }
+                let delay = parseDuration(parts[1])
+            else {
+                throw SecureRoomError.invalidConfiguration(
+                    "schedule entry \(UserName.quoted(String(item))) is not FAILURES:DELAY")
+            }
             return Step(failures: failures, delay: delay)
         }
     }
@@ -98,7 +104,9 @@ public struct LockoutPolicy: Equatable, Sendable {
     static func parseDuration(_ text: Substring) -> Int64? {
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
         if let last = text.last, let unit = units[last] {
-            return RecordText.decimal(text.dropLast(), as: Int64.self).flatMap { $0.multipliedReportingOverflow(by: unit).overflow ? nil : $0 * unit }
+            return RecordText.decimal(text.dropLast(), as: Int64.self).flatMap {
+                $0.multipliedReportingOverflow(by: unit).overflow ? nil : $0 * unit
+            }
         }
         return RecordText.decimal(text, as: Int64.self)
     }

@@ -27,7 +27,7 @@ public struct PINFormat: Equatable, Sendable {
     public func pin(from input: UnsafeRawBufferPointer) throws -> SecretBytes {
         let length = input.firstIndex(of: 0) ?? input.count
         guard length == digits,
-              input.prefix(length).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            input.prefix(length).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { throw SecureRoomError.malformedPIN(digits: digits) }
         return SecretBytes(copying: UnsafeRawBufferPointer(rebasing: input.prefix(length)))
     }

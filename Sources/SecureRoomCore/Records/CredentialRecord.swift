@@ -44,8 +44,10 @@ public struct CredentialRecord: Equatable, Sendable {
     }
 
     /// Creates a record from its fields.
-    public init(user: UserName, parameters: KDFParameters, salt: [UInt8], verifier: [UInt8],
-                digits: Int, created: Int64, vaultKey: [UInt8]? = nil, binding: TPMBinding? = nil) {
+    public init(
+        user: UserName, parameters: KDFParameters, salt: [UInt8], verifier: [UInt8],
+        digits: Int, created: Int64, vaultKey: [UInt8]? = nil, binding: TPMBinding? = nil
+    ) {
         self.binding = binding
         self.user = user
         self.parameters = parameters
@@ -65,10 +67,14 @@ public struct CredentialRecord: Equatable, Sendable {
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
         let bound = bytes.starts(with: Array((Self.boundHeader + "\n").utf8))
-        let text = try RecordText(parsing: bytes, header: bound ? Self.boundHeader : Self.header,
-                                  keys: Set(["user", "kdf", "memory-kib", "iterations", "lanes", "salt",
-                                             "verifier", "digits", "created", "vault-key", "vault-erased", "must-change"]
-                                            + (bound ? TPMBinding.keys : [])), path: path)
+        let text = try RecordText(
+            parsing: bytes, header: bound ? Self.boundHeader : Self.header,
+            keys: Set(
+                [
+                    "user", "kdf", "memory-kib", "iterations", "lanes", "salt",
+                    "verifier", "digits", "created", "vault-key", "vault-erased", "must-change",
+                ]
+                    + (bound ? TPMBinding.keys : [])), path: path)
         guard try text.required("kdf") == "argon2id-19" else {
             throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
         }
@@ -77,9 +83,10 @@ public struct CredentialRecord: Equatable, Sendable {
         } catch SecureRoomError.invalidUserName {
             throw SecureRoomError.corruptRecord(path: path, reason: "invalid user")
         }
-        parameters = KDFParameters(memoryKiB: try text.number("memory-kib", in: KDFParameters.memoryRange),
-                                   iterations: try text.number("iterations", in: KDFParameters.iterationRange),
-                                   lanes: try text.number("lanes", in: KDFParameters.laneRange))
+        parameters = KDFParameters(
+            memoryKiB: try text.number("memory-kib", in: KDFParameters.memoryRange),
+            iterations: try text.number("iterations", in: KDFParameters.iterationRange),
+            lanes: try text.number("lanes", in: KDFParameters.laneRange))
         do { try parameters.validate() } catch {
             throw SecureRoomError.corruptRecord(path: path, reason: "argon2 parameters out of range")
         }
@@ -91,7 +98,7 @@ public struct CredentialRecord: Equatable, Sendable {
         if let value = text.fields["vault-erased"]?.first {
             let parts = value.split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count == 2, let at = RecordText.decimal(parts[0], as: Int64.self),
-                  let failures = RecordText.decimal(parts[1], as: Int.self), failures <= LockoutRecord.maximumSeenGuesses
+                let failures = RecordText.decimal(parts[1], as: Int.self), failures <= LockoutRecord.maximumSeenGuesses
             else { throw SecureRoomError.corruptRecord(path: path, reason: "malformed vault-erased") }
             vaultErased = VaultErasure(at: at, failures: failures)
         }
@@ -115,6 +122,7 @@ public struct CredentialRecord: Equatable, Sendable {
         if let vaultKey { fields.append(("vault-key", Hex.encode(vaultKey))) }
         if let vaultErased { fields.append(("vault-erased", "\(vaultErased.at) \(vaultErased.failures)")) }
         if let mustChange { fields.append(("must-change", String(mustChange))) }
-        return RecordText.render(header: binding == nil ? Self.header : Self.boundHeader, fields + (binding?.fields ?? []))
+        return RecordText.render(
+            header: binding == nil ? Self.header : Self.boundHeader, fields + (binding?.fields ?? []))
     }
 }

@@ -62,7 +62,9 @@ public struct LockoutRecord: Equatable, Sendable {
 
     /// Step 1 of a check: counts `attempt` as pending, or returns the status that refuses
     /// it (delayed or disabled) and changes nothing.
-    public mutating func admit(_ attempt: PendingAttempt, under policy: LockoutPolicy, at now: Instant) -> LockoutStatus? {
+    public mutating func admit(_ attempt: PendingAttempt, under policy: LockoutPolicy, at now: Instant)
+        -> LockoutStatus?
+    {
         let before = policy.status(of: self, at: now)
         guard before.allowsAttempt else { return before }
         pending.append(attempt)
@@ -94,8 +96,9 @@ public struct LockoutRecord: Equatable, Sendable {
     public mutating func recordSuccess(at now: Int64) -> (forgiven: Int, unforgiven: Int) {
         let run = failedAt + pending.map(\.counted.wallSeconds)
         let kept = run.filter { now - $0 > Self.forgivenWindow }
-        unforgiven = Array((unforgiven.filter { now - $0 < Self.unforgivenLifetime } + kept)
-            .suffix(Self.maximumSeenGuesses))
+        unforgiven = Array(
+            (unforgiven.filter { now - $0 < Self.unforgivenLifetime } + kept)
+                .suffix(Self.maximumSeenGuesses))
         failedAt = []
         pending = []
         seenGuesses = []
@@ -124,10 +127,13 @@ public struct LockoutRecord: Equatable, Sendable {
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
         let version1 = bytes.starts(with: Array((Self.headerVersion1 + "\n").utf8))
-        let text = try RecordText(parsing: bytes, header: version1 ? Self.headerVersion1 : Self.header,
-                                  keys: ["failures", "last-failure", "last-success", "pending", "seen", "failed-at", "unforgiven",
-                                         "chip-failed-at"],
-                                  repeatable: ["pending", "seen", "failed-at", "unforgiven", "chip-failed-at"], path: path)
+        let text = try RecordText(
+            parsing: bytes, header: version1 ? Self.headerVersion1 : Self.header,
+            keys: [
+                "failures", "last-failure", "last-success", "pending", "seen", "failed-at", "unforgiven",
+                "chip-failed-at",
+            ],
+            repeatable: ["pending", "seen", "failed-at", "unforgiven", "chip-failed-at"], path: path)
         let failures: Int = try text.number("failures", in: 0...1_000_000)
         if let value = text.fields["last-failure"]?.first {
             lastFailure = try Self.instant(value, path: path, field: "last-failure")
@@ -143,7 +149,11 @@ public struct LockoutRecord: Equatable, Sendable {
         guard tags.count <= Self.maximumSeenGuesses, attempts.count <= Self.maximumSeenGuesses else {
             throw SecureRoomError.corruptRecord(path: path, reason: "too many seen or pending entries")
         }
-        guard !version1 || (attempts.isEmpty && text.fields["failed-at"] == nil && text.fields["unforgiven"] == nil && text.fields["chip-failed-at"] == nil) else {
+        guard
+            !version1
+                || (attempts.isEmpty && text.fields["failed-at"] == nil && text.fields["unforgiven"] == nil
+                    && text.fields["chip-failed-at"] == nil)
+        else {
             throw SecureRoomError.corruptRecord(path: path, reason: "version 2 entries in a version 1 record")
         }
         func times(_ key: String) throws -> [Int64] {
@@ -161,8 +171,10 @@ public struct LockoutRecord: Equatable, Sendable {
         unforgiven = try times("unforgiven")
         chipFailedAt = try times("chip-failed-at")
         // Version 1 kept no times per failure: each counts as made at the last failure.
-        failedAt = version1 ? Array(repeating: lastFailure?.wallSeconds ?? 0, count: min(failures, Self.maximumSeenGuesses))
-                            : try times("failed-at")
+        failedAt =
+            version1
+            ? Array(repeating: lastFailure?.wallSeconds ?? 0, count: min(failures, Self.maximumSeenGuesses))
+            : try times("failed-at")
         guard version1 || failedAt.count == failures else {
             throw SecureRoomError.corruptRecord(path: path, reason: "failed-at entries do not match failures")
         }
@@ -175,12 +187,15 @@ public struct LockoutRecord: Equatable, Sendable {
         }
         // Version 1 tags were HMACs under the pepper, cheaper to search than the record:
         // they are dropped on reading (a repeat of those guesses counts once more).
-        seenGuesses = version1 ? [] : try tags.map { tag in
-            guard let bytes = Hex.decode(tag, count: PINKeys.guessTagLength) else {
-                throw SecureRoomError.corruptRecord(path: path, reason: "malformed seen entry")
+        seenGuesses =
+            version1
+            ? []
+            : try tags.map { tag in
+                guard let bytes = Hex.decode(tag, count: PINKeys.guessTagLength) else {
+                    throw SecureRoomError.corruptRecord(path: path, reason: "malformed seen entry")
+                }
+                return bytes
             }
-            return bytes
-        }
         if failures > 0 && lastFailure == nil {
             throw SecureRoomError.corruptRecord(path: path, reason: "failures without last-failure")
         }
@@ -190,9 +205,9 @@ public struct LockoutRecord: Equatable, Sendable {
     private static func instant(_ value: Substring, path: String, field: String) throws -> Instant {
         let parts = value.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let wall = RecordText.decimal(parts[0], as: Int64.self),
-              parts[1] == "-" || Hex.decode(parts[1], count: 16) != nil,
-              let boot = RecordText.decimal(parts[2], as: UInt64.self)
+            let wall = RecordText.decimal(parts[0], as: Int64.self),
+            parts[1] == "-" || Hex.decode(parts[1], count: 16) != nil,
+            let boot = RecordText.decimal(parts[2], as: UInt64.self)
         else { throw SecureRoomError.corruptRecord(path: path, reason: "malformed \(field)") }
         return Instant(wallSeconds: wall, bootID: parts[1] == "-" ? "" : String(parts[1]), bootNanoseconds: boot)
     }

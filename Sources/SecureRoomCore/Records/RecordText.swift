@@ -14,8 +14,10 @@ struct RecordText {
     let path: String
 
     /// Parses `bytes`, which must start with the line `header`.
-    init(parsing bytes: [UInt8], header: String, keys: Set<String>, repeatable: Set<String> = [],
-         path: String) throws {
+    init(
+        parsing bytes: [UInt8], header: String, keys: Set<String>, repeatable: Set<String> = [],
+        path: String
+    ) throws {
         self.path = path
         guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7f) || $0 == 0x0a }) else {
             throw SecureRoomError.corruptRecord(path: path, reason: "non-printable byte")
@@ -89,7 +91,8 @@ struct RecordText {
     /// Strict decimal: digits only, no sign, no leading zeros, fits in `T`.
     static func decimal<T: FixedWidthInteger>(_ text: Substring, as: T.Type) -> T? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              text == "0" || text.first != "0" else { return nil }
+            text == "0" || text.first != "0"
+        else { return nil }
         return T(text)
     }
 

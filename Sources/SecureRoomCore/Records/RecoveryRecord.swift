@@ -28,8 +28,9 @@ public struct RecoveryRecord: Equatable, Sendable {
 
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
-        let text = try RecordText(parsing: bytes, header: Self.header,
-                                  keys: ["user", "salt", "vault-key", "created"], path: path)
+        let text = try RecordText(
+            parsing: bytes, header: Self.header,
+            keys: ["user", "salt", "vault-key", "created"], path: path)
         do {
             user = try UserName(String(try text.required("user")))
         } catch SecureRoomError.invalidUserName {
@@ -42,11 +43,13 @@ public struct RecoveryRecord: Equatable, Sendable {
 
     /// The record file's bytes.
     public func serialized() -> [UInt8] {
-        RecordText.render(header: Self.header, [
-            ("user", user.rawValue),
-            ("salt", Hex.encode(salt)),
-            ("vault-key", Hex.encode(vaultKey)),
-            ("created", String(created)),
-        ])
+        RecordText.render(
+            header: Self.header,
+            [
+                ("user", user.rawValue),
+                ("salt", Hex.encode(salt)),
+                ("vault-key", Hex.encode(vaultKey)),
+                ("created", String(created)),
+            ])
     }
 }

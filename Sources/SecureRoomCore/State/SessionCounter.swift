@@ -58,7 +58,9 @@ public struct SessionCounter {
     /// own tools, which cannot write here); nil if the list cannot be read or trusted.
     public func liveSessions(of user: UserName) -> Int? {
         guard let directory = try? ProtectedDirectory.open(path, owner: owner) else { return nil }
-        guard let bytes = try? directory.read(fileName(user), limit: Self.maximumSize, othersMayRead: true) else { return nil }
+        guard let bytes = try? directory.read(fileName(user), limit: Self.maximumSize, othersMayRead: true) else {
+            return nil
+        }
         return Self.parse(bytes).filter(\.isAlive).count
     }
 
@@ -73,8 +75,10 @@ public struct SessionCounter {
     /// `change` runs; the list is written (or removed when empty). Returns its size and how
     /// many dead sessions were dropped. Without `create`, a missing directory throws
     /// `stateMissing` and a missing list changes nothing.
-    private func update(_ user: UserName, create: Bool,
-                        _ change: (inout [ProcessIdentity]) -> Void) throws -> (live: Int, forgotten: Int) {
+    private func update(
+        _ user: UserName, create: Bool,
+        _ change: (inout [ProcessIdentity]) -> Void
+    ) throws -> (live: Int, forgotten: Int) {
         let directory = try ProtectedDirectory.open(path, create: create, owner: owner)
         let name = fileName(user)
         if !create, try directory.read(name, limit: Self.maximumSize, othersMayRead: true) == nil { return (0, 0) }
@@ -97,13 +101,16 @@ public struct SessionCounter {
     /// The sessions a file lists. A file of another form (the count an earlier version
     /// kept, or damage) lists none: it only ever decides when a vault locks early.
     static func parse(_ bytes: [UInt8]) -> [ProcessIdentity] {
-        guard let text = try? RecordText(parsing: bytes, header: header, keys: ["session"], repeatable: ["session"],
-                                         path: "sessions")
+        guard
+            let text = try? RecordText(
+                parsing: bytes, header: header, keys: ["session"], repeatable: ["session"],
+                path: "sessions")
         else { return [] }
         return (text.fields["session"] ?? []).compactMap { line in
             let parts = line.split(separator: " ", omittingEmptySubsequences: false)
             guard parts.count == 2, let pid = RecordText.decimal(parts[0], as: Int32.self),
-                  let start = RecordText.decimal(parts[1], as: UInt64.self) else { return nil }
+                let start = RecordText.decimal(parts[1], as: UInt64.self)
+            else { return nil }
             return ProcessIdentity(pid: pid, start: start)
         }
     }

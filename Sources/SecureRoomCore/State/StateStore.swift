@@ -53,20 +53,23 @@ public final class StateStore {
 
     /// The user's credential, or nil if the user has no PIN.
     public func credential(for user: UserName) throws -> CredentialRecord? {
-        try record(of: user, "credential", limit: CredentialRecord.maximumSize,
-                   parse: CredentialRecord.init(parsing:path:), owner: \.user)
+        try record(
+            of: user, "credential", limit: CredentialRecord.maximumSize,
+            parse: CredentialRecord.init(parsing:path:), owner: \.user)
     }
 
     /// The user's vault recovery record, or nil if the user never set up a vault.
     public func recovery(for user: UserName) throws -> RecoveryRecord? {
-        try record(of: user, "recovery", limit: RecoveryRecord.maximumSize,
-                   parse: RecoveryRecord.init(parsing:path:), owner: \.user)
+        try record(
+            of: user, "recovery", limit: RecoveryRecord.maximumSize,
+            parse: RecoveryRecord.init(parsing:path:), owner: \.user)
     }
 
     /// The user's declined enrolment offer, or nil if there is none.
     public func offer(for user: UserName) throws -> OfferRecord? {
-        try record(of: user, "offer", limit: OfferRecord.maximumSize,
-                   parse: OfferRecord.init(parsing:path:), owner: \.user)
+        try record(
+            of: user, "offer", limit: OfferRecord.maximumSize,
+            parse: OfferRecord.init(parsing:path:), owner: \.user)
     }
 
     /// Writes the offer record atomically.
@@ -81,9 +84,11 @@ public final class StateStore {
 
     /// `users/NAME.EXTENSION` parsed, or nil if there is none; a record naming another
     /// user is corrupt.
-    private func record<Record>(of user: UserName, _ fileExtension: String, limit: Int,
-                                parse: ([UInt8], String) throws -> Record,
-                                owner: (Record) -> UserName) throws -> Record? {
+    private func record<Record>(
+        of user: UserName, _ fileExtension: String, limit: Int,
+        parse: ([UInt8], String) throws -> Record,
+        owner: (Record) -> UserName
+    ) throws -> Record? {
         let name = "\(user.rawValue).\(fileExtension)"
         let directory = try users()
         guard let bytes = try directory.read(name, limit: limit) else { return nil }
@@ -105,7 +110,9 @@ public final class StateStore {
     /// The tally kept in `file` (empty if none was recorded yet).
     public func lockout(at file: TallyFile) throws -> LockoutRecord {
         let directory = try users()
-        guard let bytes = try directory.read(file.fileName, limit: LockoutRecord.maximumSize) else { return LockoutRecord() }
+        guard let bytes = try directory.read(file.fileName, limit: LockoutRecord.maximumSize) else {
+            return LockoutRecord()
+        }
         return try LockoutRecord(parsing: bytes, path: directory.path + "/" + file.fileName)
     }
 
@@ -205,7 +212,8 @@ public final class StateStore {
             throw SecureRoomError.invalidConfiguration("pepper=\(path) is not a file path")
         }
         let parent = slash == path.startIndex ? "/" : String(path[..<slash])
-        let directory = parent == configuration.directory
+        let directory =
+            parent == configuration.directory
             ? try root() : try ProtectedDirectory.open(parent, owner: owner)
         return (directory, String(path[path.index(after: slash)...]))
     }

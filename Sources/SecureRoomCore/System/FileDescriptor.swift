@@ -19,8 +19,10 @@ public final class FileDescriptor {
     deinit { _ = Glibc.close(rawValue) }
 
     /// Opens `name` relative to `directory` (or the current directory when nil).
-    static func open(_ name: String, in directory: FileDescriptor?, flags: Int32,
-                     mode: mode_t = 0o600, displayPath: String) throws -> FileDescriptor {
+    static func open(
+        _ name: String, in directory: FileDescriptor?, flags: Int32,
+        mode: mode_t = 0o600, displayPath: String
+    ) throws -> FileDescriptor {
         let fd = retryingOnInterrupt {
             sr_openat(directory?.rawValue ?? AT_FDCWD, name, flags | O_CLOEXEC, mode)
         }
@@ -37,15 +39,18 @@ public final class FileDescriptor {
 
     /// Reads the whole file, refusing files larger than `limit` bytes.
     public func readAll(limit: Int) throws -> [UInt8] {
-        try Self.readAll(rawValue, limit: limit,
-                         failure: { failure("read") },
-                         tooLarge: { SecureRoomError.corruptRecord(path: path, reason: "larger than \(limit) bytes") })
+        try Self.readAll(
+            rawValue, limit: limit,
+            failure: { failure("read") },
+            tooLarge: { SecureRoomError.corruptRecord(path: path, reason: "larger than \(limit) bytes") })
     }
 
     /// Reads descriptor `descriptor` (not owned: standard input, say) to its end, in
     /// chunks that are wiped afterwards; more than `limit` bytes throws `tooLarge()`,
     /// a read error `failure()` (errno is still set).
-    public static func readAll(_ descriptor: Int32, limit: Int, failure: () -> Error, tooLarge: () -> Error) throws -> [UInt8] {
+    public static func readAll(_ descriptor: Int32, limit: Int, failure: () -> Error, tooLarge: () -> Error) throws
+        -> [UInt8]
+    {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
@@ -95,7 +100,10 @@ public final class FileDescriptor {
                 throw SecureRoomError.busy(path: path, seconds: seconds, holder: lockHolder() ?? "an unknown process")
             }
             if let due = noticeAt, due.hasPassed, let notice {
-                notice("waiting for \(path), locked by \(lockHolder() ?? "an unknown process") (giving up after \(seconds) s)")
+                notice(
+                    "waiting for \(path), locked by \(lockHolder() ?? "an unknown process") (giving up after "
+                        + "\(seconds) s)"
+                )
                 noticeAt = nil
             }
             usleep(pause)
@@ -107,7 +115,8 @@ public final class FileDescriptor {
     /// cannot be told (no /proc, the holder just let go).
     func lockHolder() -> String? {
         guard let info = try? status(),
-              let locks = try? Self.open("/proc/locks", in: nil, flags: O_RDONLY, displayPath: "/proc/locks").readAll(limit: 1 << 20)
+            let locks = try? Self.open("/proc/locks", in: nil, flags: O_RDONLY, displayPath: "/proc/locks").readAll(
+                limit: 1 << 20)
         else { return nil }
         let device = String(sr_dev_major(info.st_dev), radix: 16) + ":" + String(sr_dev_minor(info.st_dev), radix: 16)
         // "1: FLOCK  ADVISORY  WRITE 1234 08:01:123456 0 EOF"; the device is %02x:%02x.
@@ -116,9 +125,10 @@ public final class FileDescriptor {
             guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
             let parts = fields[5].split(separator: ":")
             guard parts.count == 3, UInt64(parts[2]) == UInt64(info.st_ino),
-                  parts[0...1].map({ String(Int($0, radix: 16) ?? -1, radix: 16) }).joined(separator: ":") == device
+                parts[0...1].map({ String(Int($0, radix: 16) ?? -1, radix: 16) }).joined(separator: ":") == device
             else { continue }
-            let comm = (try? Self.open("/proc/\(pid)/comm", in: nil, flags: O_RDONLY, displayPath: "comm").readAll(limit: 64))
+            let comm =
+                (try? Self.open("/proc/\(pid)/comm", in: nil, flags: O_RDONLY, displayPath: "comm").readAll(limit: 64))
                 .map { String(decoding: $0.filter { $0 != 0x0a }, as: UTF8.self) }
             return "pid \(pid)" + (comm.map { " (\($0))" } ?? "")
         }

@@ -26,7 +26,8 @@ final class KnownFiles {
         }
 
         static func == (left: Identity, right: Identity) -> Bool {
-            left.device == right.device && left.inode == right.inode && left.size == right.size && left.mode == right.mode
+            left.device == right.device && left.inode == right.inode && left.size == right.size
+                && left.mode == right.mode
                 && left.owner == right.owner && left.links == right.links
                 && left.modified.tv_sec == right.modified.tv_sec && left.modified.tv_nsec == right.modified.tv_nsec
                 && left.changed.tv_sec == right.changed.tv_sec && left.changed.tv_nsec == right.changed.tv_nsec
@@ -43,10 +44,13 @@ final class KnownFiles {
     /// one, has none of the mode bits `refused` and at most `limit` bytes; nil otherwise
     /// (then the caller reads it anew, with every check).
     func bytes(of name: String, in directory: Int32, refusing refused: mode_t, limit: Int) -> [UInt8]? {
-        guard let known = locked({ files[name] }), known.identity.mode & UInt32(refused) == 0, known.bytes.count <= limit
+        guard let known = locked({ files[name] }), known.identity.mode & UInt32(refused) == 0,
+            known.bytes.count <= limit
         else { return nil }
         var info = stat()
-        guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, Identity(info) == known.identity else { return nil }
+        guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, Identity(info) == known.identity else {
+            return nil
+        }
         return known.bytes
     }
 

@@ -23,14 +23,16 @@ public struct ProcessIdentity: Equatable, Sendable {
     /// SIGKILL is one until its parent reaps it, and its session is over from that moment.
     public static func of(_ pid: Int32) -> ProcessIdentity? {
         guard pid > 0,
-              let stat = try? FileDescriptor.open("/proc/\(pid)/stat", in: nil, flags: O_RDONLY, displayPath: "stat")
+            let stat = try? FileDescriptor.open("/proc/\(pid)/stat", in: nil, flags: O_RDONLY, displayPath: "stat")
                 .readAll(limit: 4096),
-              let close = stat.lastIndex(of: UInt8(ascii: ")"))
+            let close = stat.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }
         // After "pid (comm)" come the fields from 3 (state) on: starttime is field 22.
         let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "))
         guard fields.count > 19, let state = fields.first?.first,
-              state != UInt8(ascii: "Z"), state != UInt8(ascii: "X"), let start = UInt64(String(decoding: fields[fields.startIndex + 19], as: UTF8.self)) else { return nil }
+            state != UInt8(ascii: "Z"), state != UInt8(ascii: "X"),
+            let start = UInt64(String(decoding: fields[fields.startIndex + 19], as: UTF8.self))
+        else { return nil }
         return ProcessIdentity(pid: pid, start: start)
     }
 

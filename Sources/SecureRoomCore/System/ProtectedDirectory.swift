@@ -40,15 +40,17 @@ public final class ProtectedDirectory {
             let isLast = index == components.count - 1
             let next: FileDescriptor
             do {
-                next = try FileDescriptor.open(String(component), in: current,
-                                               flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
+                next = try FileDescriptor.open(
+                    String(component), in: current,
+                    flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
             } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
                 guard isLast && create else { throw SecureRoomError.stateMissing(path: walked) }
                 guard mkdirat(current.rawValue, String(component), 0o700) == 0 || errno == EEXIST else {
                     throw SecureRoomError.system(operation: "mkdir", path: walked, errno: errno)
                 }
-                next = try FileDescriptor.open(String(component), in: current,
-                                               flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
+                next = try FileDescriptor.open(
+                    String(component), in: current,
+                    flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW, displayPath: walked)
                 try claimGroup(of: next, owner: owner)
             } catch SecureRoomError.system(_, _, let code) where code == ELOOP || code == ENOTDIR {
                 throw SecureRoomError.insecure(path: walked, reason: "is a symlink or not a directory")
@@ -67,8 +69,9 @@ public final class ProtectedDirectory {
             throw SecureRoomError.system(operation: "mkdir", path: display, errno: errno)
         }
         do {
-            let fd = try FileDescriptor.open(name, in: descriptor, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
-                                             displayPath: display)
+            let fd = try FileDescriptor.open(
+                name, in: descriptor, flags: O_RDONLY | O_DIRECTORY | O_NOFOLLOW,
+                displayPath: display)
             if made { try Self.claimGroup(of: fd, owner: owner) }
             try Self.check(fd, isAncestor: false, owner: owner)
             return ProtectedDirectory(descriptor: fd, owner: owner)
@@ -92,23 +95,29 @@ public final class ProtectedDirectory {
         let display = path + "/" + name
         let file: FileDescriptor
         do {
-            file = try FileDescriptor.open(name, in: descriptor, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
-                                           displayPath: display)
+            file = try FileDescriptor.open(
+                name, in: descriptor, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+                displayPath: display)
         } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
             return nil
         } catch SecureRoomError.system(_, _, let code) where code == ELOOP {
             throw SecureRoomError.insecure(path: display, reason: "is a symlink")
         }
         let info = try file.status()
-        guard sr_s_isreg(info.st_mode) != 0 else { throw SecureRoomError.insecure(path: display, reason: "not a regular file") }
+        guard sr_s_isreg(info.st_mode) != 0 else {
+            throw SecureRoomError.insecure(path: display, reason: "not a regular file")
+        }
         guard info.st_uid == owner else { throw SecureRoomError.insecure(path: display, reason: "not owned by root") }
         guard info.st_mode & refused == 0 else {
-            throw SecureRoomError.insecure(path: display, reason: "accessible by group or others (mode \(Self.octal(info.st_mode)))")
+            throw SecureRoomError.insecure(
+                path: display, reason: "accessible by group or others (mode \(Self.octal(info.st_mode)))")
         }
         // 0 links: the file was replaced by rename after we opened it — a whole, older
         // record (lock-free readers race with writers). 2 or more: a hard link planted
         // from elsewhere, refused.
-        guard info.st_nlink <= 1 else { throw SecureRoomError.insecure(path: display, reason: "has \(info.st_nlink) hard links") }
+        guard info.st_nlink <= 1 else {
+            throw SecureRoomError.insecure(path: display, reason: "has \(info.st_nlink) hard links")
+        }
         guard info.st_size <= limit else {
             throw SecureRoomError.corruptRecord(path: display, reason: "larger than \(limit) bytes")
         }
@@ -133,9 +142,10 @@ public final class ProtectedDirectory {
         if unlinkat(descriptor.rawValue, temporary, 0) != 0 && errno != ENOENT {
             throw SecureRoomError.system(operation: "unlink", path: path + "/" + temporary, errno: errno)
         }
-        let file = try FileDescriptor.open(temporary, in: descriptor,
-                                           flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode,
-                                           displayPath: path + "/" + temporary)
+        let file = try FileDescriptor.open(
+            temporary, in: descriptor,
+            flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: mode,
+            displayPath: path + "/" + temporary)
         do {
             try Self.claimGroup(of: file, owner: owner)
             // The umask may have taken bits away from `mode`, never added any.
@@ -189,8 +199,9 @@ public final class ProtectedDirectory {
     /// so a killed process never leaves a stale lock behind. Gives up (`busy`) after
     /// `lockPatience` seconds; `notice` hears who holds it after a second of waiting.
     public func lock(_ name: String, notice: ((String) -> Void)? = nil) throws -> FileDescriptor {
-        let file = try FileDescriptor.open(name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
-                                           mode: 0o600, displayPath: path + "/" + name)
+        let file = try FileDescriptor.open(
+            name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
+            mode: 0o600, displayPath: path + "/" + name)
         let info = try file.status()
         guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_nlink == 1 else {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
@@ -239,8 +250,9 @@ public final class ProtectedDirectory {
             throw SecureRoomError.insecure(path: directory.path, reason: "not owned by root")
         }
         guard info.st_mode & 0o022 == 0 || stickyShared else {
-            throw SecureRoomError.insecure(path: directory.path,
-                                           reason: "writable by group or others (mode \(octal(info.st_mode)))")
+            throw SecureRoomError.insecure(
+                path: directory.path,
+                reason: "writable by group or others (mode \(octal(info.st_mode)))")
         }
     }
 

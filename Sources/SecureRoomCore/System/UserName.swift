@@ -17,10 +17,11 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
     public init(_ rawValue: String) throws {
         let bytes = Array(rawValue.utf8)
         guard let first = bytes.first, bytes.count <= Self.maximumLength,
-              first != UInt8(ascii: "."), first != UInt8(ascii: "-")
+            first != UInt8(ascii: "."), first != UInt8(ascii: "-")
         else { throw SecureRoomError.invalidUserName(rawValue) }
         for (index, byte) in bytes.enumerated() {
-            let allowed = Self.isPortable(byte)
+            let allowed =
+                Self.isPortable(byte)
                 || (byte == UInt8(ascii: "$") && index == bytes.count - 1 && index > 0)
             guard allowed else { throw SecureRoomError.invalidUserName(rawValue) }
         }
@@ -46,8 +47,10 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
 
     /// Runs a reentrant passwd lookup with its buffers; the entry's uid and name, or nil.
     private static func passwdEntry(
-        _ lookup: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
-                   UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> Int32
+        _ lookup: (
+            UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int,
+            UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>
+        ) -> Int32
     ) -> (uid: uid_t, gid: gid_t, name: String)? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
@@ -63,7 +66,7 @@ public struct UserName: Hashable, Sendable, CustomStringConvertible {
     private static func isPortable(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "-"):
             return true
         default:
             return false

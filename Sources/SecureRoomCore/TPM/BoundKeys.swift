@@ -21,8 +21,11 @@ enum BoundKeys {
         let secret = try SecretBytes.random(count: PinSealer.secretLength)
         let binding = try chip.withConnection { connection in
             try withAuth(material) { auth in
-                TPMBinding(sealed: try secret.withUnsafeBytes { try PinSealer(connection: connection).seal(authValue: auth, secret: Array($0)) },
-                           tagKey: try TagKey(connection: connection).create())
+                TPMBinding(
+                    sealed: try secret.withUnsafeBytes {
+                        try PinSealer(connection: connection).seal(authValue: auth, secret: Array($0))
+                    },
+                    tagKey: try TagKey(connection: connection).create())
             }
         }
         return (binding, master(material, secret: secret))
@@ -33,7 +36,9 @@ enum BoundKeys {
     static func master(_ material: SecretBytes, binding: TPMBinding, connection: TPMConnection) throws -> SecretBytes? {
         var unsealed: [UInt8]
         do {
-            unsealed = try withAuth(material) { try PinSealer(connection: connection).unseal(binding.sealed, authValue: $0) }
+            unsealed = try withAuth(material) {
+                try PinSealer(connection: connection).unseal(binding.sealed, authValue: $0)
+            }
         } catch TPMError.wrongAuth {
             return nil
         }
@@ -44,7 +49,9 @@ enum BoundKeys {
     /// The tag of a guess, computed by the TPM with `tagKey` (the record's, or the decoy's;
     /// not counted by the chip: the key has no authorization value to guess).
     static func guessTag(_ material: SecretBytes, tagKey: ObjectBlob, connection: TPMConnection) throws -> [UInt8] {
-        let input = local(material).withUnsafeBytes { SealedKeys.derive(SecretBytes(copying: $0), info: "secureroom/2 guess") }
+        let input = local(material).withUnsafeBytes {
+            SealedKeys.derive(SecretBytes(copying: $0), info: "secureroom/2 guess")
+        }
         var tag = try input.withUnsafeBytes { try TagKey(connection: connection).hmac(tagKey, data: Array($0)) }
         defer { wipe(&tag) }
         return Array(tag.prefix(PINKeys.guessTagLength))
@@ -53,8 +60,10 @@ enum BoundKeys {
     /// The decoy's chip work for a guess (`DecoyTagKey`): its tag, then, unless `seen`
     /// has it, a second HMAC in place of a bound PIN's unseal. Returns the tag, and whether
     /// the stand-in ran (where a bound PIN's wrong guess would be a chip failure).
-    static func decoyTag(_ material: SecretBytes, key: DecoyTagKey, on chip: TPMChip,
-                         seen: () throws -> [[UInt8]]) throws -> (tag: [UInt8], standIn: Bool) {
+    static func decoyTag(
+        _ material: SecretBytes, key: DecoyTagKey, on chip: TPMChip,
+        seen: () throws -> [[UInt8]]
+    ) throws -> (tag: [UInt8], standIn: Bool) {
         try chip.withConnection { connection in
             let tag = try guessTag(material, tagKey: key.tagKey, connection: connection)
             guard try !seen().contains(tag) else { return (tag, false) }

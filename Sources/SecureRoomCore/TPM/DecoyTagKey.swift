@@ -19,15 +19,20 @@ public struct DecoyTagKey: Equatable, Sendable {
 
     /// Parses the record.
     init(parsing bytes: [UInt8], path: String) throws {
-        let text = try RecordText(parsing: bytes, header: Self.header,
-                                  keys: ["tpm-parent", "tpm-tag-public", "tpm-tag-private"], path: path)
+        let text = try RecordText(
+            parsing: bytes, header: Self.header,
+            keys: ["tpm-parent", "tpm-tag-public", "tpm-tag-private"], path: path)
         tagKey = try TPMBinding.object(text, public: "tpm-tag-public", private: "tpm-tag-private")
     }
 
     /// The record's bytes.
     func serialized() -> [UInt8] {
-        RecordText.render(header: Self.header, [("tpm-parent", Hex.encode(tagKey.parentName)),
-                                                ("tpm-tag-public", Hex.encode(tagKey.publicBytes)),
-                                                ("tpm-tag-private", Hex.encode(tagKey.privateBytes))])
+        RecordText.render(
+            header: Self.header,
+            [
+                ("tpm-parent", Hex.encode(tagKey.parentName)),
+                ("tpm-tag-public", Hex.encode(tagKey.publicBytes)),
+                ("tpm-tag-private", Hex.encode(tagKey.privateBytes)),
+            ])
     }
 }

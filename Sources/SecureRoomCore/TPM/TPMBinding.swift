@@ -17,11 +17,13 @@ public struct TPMBinding: Equatable, Sendable {
 
     /// The record lines, in FORMAT.md's order.
     var fields: [(String, String)] {
-        [("tpm-parent", Hex.encode(sealed.parentName)),
-         ("tpm-sealed-public", Hex.encode(sealed.publicBytes)),
-         ("tpm-sealed-private", Hex.encode(sealed.privateBytes)),
-         ("tpm-tag-public", Hex.encode(tagKey.publicBytes)),
-         ("tpm-tag-private", Hex.encode(tagKey.privateBytes))]
+        [
+            ("tpm-parent", Hex.encode(sealed.parentName)),
+            ("tpm-sealed-public", Hex.encode(sealed.publicBytes)),
+            ("tpm-sealed-private", Hex.encode(sealed.privateBytes)),
+            ("tpm-tag-public", Hex.encode(tagKey.publicBytes)),
+            ("tpm-tag-private", Hex.encode(tagKey.privateBytes)),
+        ]
     }
 
     /// The record keys a binding adds.
@@ -38,13 +40,15 @@ public struct TPMBinding: Equatable, Sendable {
     static func object(_ text: RecordText, public publicKey: String, private privateKey: String) throws -> ObjectBlob {
         func bytes(_ key: String) throws -> [UInt8] {
             let value = try text.required(key)
-            guard value.count % 2 == 0, value.count <= 2 * 1_024, let bytes = Hex.decode(value, count: value.count / 2) else {
+            guard value.count % 2 == 0, value.count <= 2 * 1_024, let bytes = Hex.decode(value, count: value.count / 2)
+            else {
                 throw SecureRoomError.corruptRecord(path: text.path, reason: "malformed \(key)")
             }
             return bytes
         }
-        let object = ObjectBlob(publicBytes: try bytes(publicKey), privateBytes: try bytes(privateKey),
-                                parentName: try bytes("tpm-parent"))
+        let object = ObjectBlob(
+            publicBytes: try bytes(publicKey), privateBytes: try bytes(privateKey),
+            parentName: try bytes("tpm-parent"))
         do {
             _ = try object.unmarshalPublic()
             _ = try object.unmarshalPrivate()

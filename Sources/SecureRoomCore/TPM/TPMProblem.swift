@@ -20,8 +20,10 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .unreachable(detail): return "the TPM does not answer (\(detail))"
-        case let .lockedOut(seconds): return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
-        case let .shareSpent(seconds): return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
+        case let .lockedOut(seconds):
+            return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
+        case let .shareSpent(seconds):
+            return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
         case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"
         case let .failed(detail): return "the TPM failed: \(detail)"
         }

@@ -28,13 +28,20 @@ public enum VaultKey {
     }
 
     /// `dek` sealed under the key derived from a recovery key.
-    public static func wrap(_ dek: SecretBytes, recoveryKey: RecoveryKey, salt: [UInt8], user: UserName) throws -> [UInt8] {
-        try seal(dek, key: SealedKeys.derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
+    public static func wrap(_ dek: SecretBytes, recoveryKey: RecoveryKey, salt: [UInt8], user: UserName) throws
+        -> [UInt8]
+    {
+        try seal(
+            dek, key: SealedKeys.derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
     }
 
     /// The DEK from a recovery-wrapped key, or nil if `recoveryKey` is not the right one.
-    public static func unwrap(_ wrapped: [UInt8], recoveryKey: RecoveryKey, salt: [UInt8], user: UserName) -> SecretBytes? {
-        open(wrapped, key: SealedKeys.derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"), user: user)
+    public static func unwrap(_ wrapped: [UInt8], recoveryKey: RecoveryKey, salt: [UInt8], user: UserName)
+        -> SecretBytes?
+    {
+        open(
+            wrapped, key: SealedKeys.derive(recoveryKey.digits, salt: salt, info: "secureroom/1 recovery-kek"),
+            user: user)
     }
 
     private static func associatedData(_ user: UserName) -> [UInt8] {
@@ -47,8 +54,9 @@ public enum VaultKey {
 
     private static func open(_ wrapped: [UInt8], key: SecretBytes, user: UserName) -> SecretBytes? {
         guard wrapped.count == wrappedLength,
-              let dek = SealedKeys.open(wrapped, key: key, authenticating: associatedData(user)),
-              dek.count == length else { return nil }
+            let dek = SealedKeys.open(wrapped, key: key, authenticating: associatedData(user)),
+            dek.count == length
+        else { return nil }
         return dek
     }
 }

@@ -67,7 +67,9 @@ public struct VaultKeyring {
         payload.withUnsafeMutableBytes { bytes in
             for (index, byte) in Self.magic.enumerated() { bytes[index] = byte }
             if sessionBound { bytes[Self.flagsOffset] = Self.sessionBoundFlag }
-            for index in 0..<8 { bytes[Self.magic.count + index] = UInt8(truncatingIfNeeded: expiry >> (56 - 8 * index)) }
+            for index in 0..<8 {
+                bytes[Self.magic.count + index] = UInt8(truncatingIfNeeded: expiry >> (56 - 8 * index))
+            }
             vaultKey.withUnsafeBytes { key in
                 if let source = key.baseAddress {
                     bytes.baseAddress?.advanced(by: Self.magic.count + 8).copyMemory(from: source, byteCount: key.count)
@@ -75,12 +77,16 @@ public struct VaultKeyring {
             }
         }
         try asOwner {
-            let id = payload.withUnsafeBytes { add_key("user", description, $0.baseAddress, $0.count, KEY_SPEC_THREAD_KEYRING) }
+            let id = payload.withUnsafeBytes {
+                add_key("user", description, $0.baseAddress, $0.count, KEY_SPEC_THREAD_KEYRING)
+            }
             guard id > 0 else { throw SecureRoomError.system(operation: "add_key", path: description, errno: errno) }
             defer { _ = keyctl_unlink(id, KEY_SPEC_THREAD_KEYRING) }
-            for (operation, call) in [("keyctl_setperm", { keyctl_setperm(id, Self.permissions) }),
-                                      ("keyctl_set_timeout", { keyctl_set_timeout(id, UInt32(clamping: timeout)) }),
-                                      ("keyctl_link to the user keyring", { keyctl_link(id, KEY_SPEC_USER_KEYRING) })] {
+            for (operation, call) in [
+                ("keyctl_setperm", { keyctl_setperm(id, Self.permissions) }),
+                ("keyctl_set_timeout", { keyctl_set_timeout(id, UInt32(clamping: timeout)) }),
+                ("keyctl_link to the user keyring", { keyctl_link(id, KEY_SPEC_USER_KEYRING) }),
+            ] {
                 guard call() == 0 else {
                     let failure = errno
                     _ = keyctl_invalidate(id)
@@ -94,7 +100,8 @@ public struct VaultKeyring {
     /// With `sessions` (the `sessions=` directory), a key a login session put there whose
     /// sessions have all ended (the last one died without closing) is removed, and the
     /// vault is locked; where the session list cannot be read, the timeout alone decides.
-    public func load(checkingSessionsIn sessions: String? = nil) throws -> (vaultKey: SecretBytes, secondsLeft: Int64)? {
+    public func load(checkingSessionsIn sessions: String? = nil) throws -> (vaultKey: SecretBytes, secondsLeft: Int64)?
+    {
         guard let key = try loadPayload() else { return nil }
         if key.sessionBound, let sessions, SessionCounter(path: sessions).liveSessions(of: user) == 0 {
             try remove()
@@ -112,16 +119,21 @@ public struct VaultKeyring {
             guard let id = try find() else { return -1 }
             let read = payload.withUnsafeMutableBytes { keyctl_read(id, $0.baseAddress, $0.count) }
             if read < 0 && [ENOKEY, EKEYEXPIRED, EKEYREVOKED].contains(errno) { return -1 }
-            guard read >= 0 else { throw SecureRoomError.system(operation: "keyctl_read", path: description, errno: errno) }
+            guard read >= 0 else {
+                throw SecureRoomError.system(operation: "keyctl_read", path: description, errno: errno)
+            }
             return read
         }
         guard length >= 0 else { return nil }
         return try payload.withUnsafeBytes { bytes in
             let flags = length > Self.flagsOffset ? bytes[Self.flagsOffset] : 0
             guard length == Self.payloadLength, flags & ~Self.sessionBoundFlag == 0,
-                  zip(bytes.prefix(Self.magic.count).indices, Self.magic).allSatisfy({ $0 == Self.flagsOffset || bytes[$0] == $1 })
+                zip(bytes.prefix(Self.magic.count).indices, Self.magic).allSatisfy({
+                    $0 == Self.flagsOffset || bytes[$0] == $1
+                })
             else {
-                throw SecureRoomError.corruptRecord(path: "keyring key \(description)", reason: "not a SecureRoom vault key")
+                throw SecureRoomError.corruptRecord(
+                    path: "keyring key \(description)", reason: "not a SecureRoom vault key")
             }
             var expiry: UInt64 = 0
             for index in 0..<8 { expiry = expiry << 8 | UInt64(bytes[Self.magic.count + index]) }
@@ -160,7 +172,8 @@ public struct VaultKeyring {
         var (realUID, effectiveUID, savedUID): (uid_t, uid_t, uid_t) = (0, 0, 0)
         var (realGID, effectiveGID, savedGID): (gid_t, gid_t, gid_t) = (0, 0, 0)
         guard sr_getresuid(&realUID, &effectiveUID, &savedUID) == 0,
-              sr_getresgid(&realGID, &effectiveGID, &savedGID) == 0 else {
+            sr_getresgid(&realGID, &effectiveGID, &savedGID) == 0
+        else {
             throw SecureRoomError.system(operation: "getresuid", path: "", errno: errno)
         }
         if realUID == uid && effectiveUID == uid { return try body() }
@@ -172,12 +185,17 @@ public struct VaultKeyring {
         }
         let switched = sr_thread_setresuid(uid, uid, 0) == 0
         let switchFailure = errno
-        let result = switched ? Result { try body() } : .failure(SecureRoomError.system(operation: "setresuid", path: "", errno: switchFailure))
+        let result =
+            switched
+            ? Result { try body() }
+            : .failure(SecureRoomError.system(operation: "setresuid", path: "", errno: switchFailure))
         // Back: effective uid 0 through the saved uid, then every id as it was.
         guard sr_thread_setresuid(uid_t.max, 0, uid_t.max) == 0,
-              sr_thread_setresuid(realUID, effectiveUID, savedUID) == 0,
-              sr_thread_setresgid(realGID, effectiveGID, savedGID) == 0 else {
-            throw SecureRoomError.system(operation: "restoring the process ids after the keyring", path: "", errno: errno)
+            sr_thread_setresuid(realUID, effectiveUID, savedUID) == 0,
+            sr_thread_setresgid(realGID, effectiveGID, savedGID) == 0
+        else {
+            throw SecureRoomError.system(
+                operation: "restoring the process ids after the keyring", path: "", errno: errno)
         }
         return try result.get()
     }

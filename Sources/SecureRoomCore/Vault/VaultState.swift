@@ -56,7 +56,8 @@ public enum VaultState: Equatable, Sendable {
         case ["recovery-only"]: self = .recoveryOnly
         case let parts where parts.count == 3 && parts[0] == "erased":
             guard let at = RecordText.decimal(parts[1], as: Int64.self),
-                  let failures = RecordText.decimal(parts[2], as: Int.self) else { return nil }
+                let failures = RecordText.decimal(parts[2], as: Int.self)
+            else { return nil }
             self = .erased(at: at, failures: failures)
         default: return nil
         }
@@ -65,7 +66,9 @@ public enum VaultState: Equatable, Sendable {
     /// What the vault tool tells `user` when this state keeps the vault shut, with a
     /// command that works; nil for `.pin` (then the PIN is what is missing).
     public func explanation(for user: UserName) -> String? {
-        let restore = "your recovery key brings it back: an administrator runs 'sudo secureroom set \(user.rawValue) --recovery-key' "
+        let restore =
+            "your recovery key brings it back: an administrator runs 'sudo secureroom set \(user.rawValue) "
+            + "--recovery-key' "
             + "and types it"
         switch self {
         case .pin:
@@ -76,13 +79,18 @@ public enum VaultState: Equatable, Sendable {
             return "You have no PIN, so there is no vault to open. Create a PIN with 'secureroom enrol', "
                 + "then a vault with 'secureroom-vault init'."
         case .noPIN(recoverable: true):
-            return "Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a new PIN."
+            return
+                "Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a "
+                + "new PIN."
         case .noVault:
             return "You have no vault yet: create it with 'secureroom-vault init'."
         case .recoveryOnly:
-            return "Your vault does not open with your current PIN (an administrator set it without your recovery key); \(restore)."
+            return
+                "Your vault does not open with your current PIN (an administrator set it without your recovery "
+                + "key); \(restore)."
         case .erased(let at, let failures):
-            return "Your vault key was erased at \(ISO8601.utc(at)) after \(failures) failed PIN attempts (wipe_after); "
+            return
+                "Your vault key was erased at \(ISO8601.utc(at)) after \(failures) failed PIN attempts (wipe_after); "
                 + "your secrets are kept and \(restore)."
         }
     }

@@ -22,9 +22,11 @@ public struct Enrollment {
     /// `vaultKey` (the DEK, from the old PIN or the recovery key) is wrapped under the new
     /// PIN, so the vault's secrets stay readable without being re-encrypted; `recovery` is
     /// written with it, first. `mustChange`: the PIN must be changed at its next use.
-    public func setPIN(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord? = nil,
-                       ifNone: Bool = false, vaultKey: SecretBytes? = nil, recovery: RecoveryRecord? = nil,
-                       mustChange: Bool = false) throws {
+    public func setPIN(
+        _ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord? = nil,
+        ifNone: Bool = false, vaultKey: SecretBytes? = nil, recovery: RecoveryRecord? = nil,
+        mustChange: Bool = false
+    ) throws {
         let now = clock.now().wallSeconds
         var record = try derive(pin, for: user, created: now, vaultKey: vaultKey)
         if mustChange { record.mustChange = now }
@@ -45,8 +47,10 @@ public struct Enrollment {
     /// user still has none. With `vault`, and no recovery record left from an earlier
     /// vault, a new vault key is made, wrapped under the PIN and under a new recovery key;
     /// both keys are returned (the recovery key to be shown once).
-    public func enrol(_ pin: SecretBytes, for user: UserName,
-                      vault: Bool) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey)? {
+    public func enrol(
+        _ pin: SecretBytes, for user: UserName,
+        vault: Bool
+    ) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey)? {
         guard vault, try store.recovery(for: user) == nil else {
             try setPIN(pin, for: user, ifNone: true)
             return nil
@@ -80,11 +84,14 @@ public struct Enrollment {
     /// Re-derives `expected` (whose PIN `pin` was just proven) with the configured argon2
     /// parameters and a new salt, keeping its creation time and re-wrapping `vaultKey`;
     /// written only if the credential is still `expected`. The tally is left alone.
-    func rederive(_ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord,
-                  vaultKey: SecretBytes?) throws {
+    func rederive(
+        _ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord,
+        vaultKey: SecretBytes?
+    ) throws {
         // A bound PIN stays bound: with no chip answering, derive throws and the record stays.
-        let record = try derive(pin, for: user, created: expected.created, vaultKey: vaultKey,
-                                bind: expected.binding != nil)
+        let record = try derive(
+            pin, for: user, created: expected.created, vaultKey: vaultKey,
+            bind: expected.binding != nil)
         try store.withExclusiveLock(for: user) {
             guard try store.credential(for: user) == expected else { return }
             try store.write(record)
@@ -94,8 +101,10 @@ public struct Enrollment {
     /// A credential for `pin` with a new salt and the configured parameters (argon2 and
     /// the TPM run here, holding no lock), bound to the TPM when `bind` says so or `tpm=`
     /// asks for it: `required` always (no TPM is an error), `auto` when one answers.
-    private func derive(_ pin: SecretBytes, for user: UserName, created: Int64,
-                        vaultKey: SecretBytes?, bind: Bool = false) throws -> CredentialRecord {
+    private func derive(
+        _ pin: SecretBytes, for user: UserName, created: Int64,
+        vaultKey: SecretBytes?, bind: Bool = false
+    ) throws -> CredentialRecord {
         let pepper = try store.pepper()
         let parameters = store.configuration.kdf
         let salt = try randomSalt()
@@ -103,17 +112,19 @@ public struct Enrollment {
         let master: SecretBytes
         var binding: TPMBinding?
         if bind || bindsNewPINs(chip) {
-            let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+            let material = try PINKeys.boundMaterial(
+                pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
             (binding, master) = try BoundKeys.bind(material, on: chip)
             try ensureDecoyTagKey(on: chip)
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         }
         let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
-        return CredentialRecord(user: user, parameters: parameters, salt: salt, verifier: verifier,
-                                digits: pin.count, created: created,
-                                vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) },
-                                binding: binding)
+        return CredentialRecord(
+            user: user, parameters: parameters, salt: salt, verifier: verifier,
+            digits: pin.count, created: created,
+            vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) },
+            binding: binding)
     }
 
     /// Makes the decoys' TPM tag key with the first bound PIN, once: checked and written
@@ -139,8 +150,10 @@ public struct Enrollment {
     /// new vault key wrapped under the PIN just checked, and a recovery record wrapping it
     /// again under a new recovery key. Returns the recovery key, to be shown once.
     /// Refuses if a vault key exists, or a recovery record does (only `replace` discards it).
-    func setUpVault(_ credential: inout CredentialRecord, master: SecretBytes,
-                    replace: Bool) throws -> RecoveryKey {
+    func setUpVault(
+        _ credential: inout CredentialRecord, master: SecretBytes,
+        replace: Bool
+    ) throws -> RecoveryKey {
         let user = credential.user
         if !replace { try refuseExistingVault(credential) }
         let vaultKey = try VaultKey.generate()
@@ -151,12 +164,15 @@ public struct Enrollment {
     }
 
     /// `vaultKey` wrapped under `recoveryKey` with a new salt.
-    private func recoveryRecord(for user: UserName, vaultKey: SecretBytes,
-                                recoveryKey: RecoveryKey) throws -> RecoveryRecord {
+    private func recoveryRecord(
+        for user: UserName, vaultKey: SecretBytes,
+        recoveryKey: RecoveryKey
+    ) throws -> RecoveryRecord {
         let salt = try SecretBytes.random(count: RecoveryRecord.saltLength).withUnsafeBytes { Array($0) }
-        return RecoveryRecord(user: user, salt: salt,
-                              vaultKey: try VaultKey.wrap(vaultKey, recoveryKey: recoveryKey, salt: salt, user: user),
-                              created: clock.now().wallSeconds)
+        return RecoveryRecord(
+            user: user, salt: salt,
+            vaultKey: try VaultKey.wrap(vaultKey, recoveryKey: recoveryKey, salt: salt, user: user),
+            created: clock.now().wallSeconds)
     }
 
     /// Throws `vaultKeyExists` if the credential's user has a vault key, or a recovery
@@ -164,13 +180,15 @@ public struct Enrollment {
     func refuseExistingVault(_ credential: CredentialRecord) throws {
         let user = credential.user.rawValue
         if credential.vaultKey != nil { throw SecureRoomError.vaultKeyExists(user: user, recoverable: false) }
-        if try store.recovery(for: credential.user) != nil { throw SecureRoomError.vaultKeyExists(user: user, recoverable: true) }
+        if try store.recovery(for: credential.user) != nil {
+            throw SecureRoomError.vaultKeyExists(user: user, recoverable: true)
+        }
     }
 
     /// The user's vault key, from their recovery record and the recovery key they typed.
     public func recoverVaultKey(for user: UserName, with recoveryKey: RecoveryKey) throws -> SecretBytes {
         guard let record = try store.recovery(for: user),
-              let vaultKey = VaultKey.unwrap(record.vaultKey, recoveryKey: recoveryKey, salt: record.salt, user: user)
+            let vaultKey = VaultKey.unwrap(record.vaultKey, recoveryKey: recoveryKey, salt: record.salt, user: user)
         else { throw SecureRoomError.wrongRecoveryKey(user: user.rawValue) }
         return vaultKey
     }

@@ -79,8 +79,10 @@ struct LockoutProtocol {
         private var written: LockoutRecord
         private let write: (LockoutRecord) throws -> Void
 
-        fileprivate init(record: LockoutRecord, written: LockoutRecord, wasPending: Bool,
-                         write: @escaping (LockoutRecord) throws -> Void) {
+        fileprivate init(
+            record: LockoutRecord, written: LockoutRecord, wasPending: Bool,
+            write: @escaping (LockoutRecord) throws -> Void
+        ) {
             self.record = record
             self.written = written
             self.wasPending = wasPending
@@ -106,7 +108,9 @@ struct LockoutProtocol {
             // A wrong guess the chip tested is the account's share of the chip's counter,
             // whatever else happened meanwhile (`TPMShare`).
             if guess.chipTested { record.recordChipFailure(at: clock.now().wallSeconds) }
-            let tally = OpenTally(record: record, written: read, wasPending: wasPending) { try store.write($0, at: file) }
+            let tally = OpenTally(record: record, written: read, wasPending: wasPending) {
+                try store.write($0, at: file)
+            }
             let outcome = try decide(tally)
             try tally.commit()
             return outcome

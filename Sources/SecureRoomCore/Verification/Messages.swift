@@ -6,7 +6,8 @@ import Glibc
 public enum Messages {
     /// The syslog lines (priority, text) for a check's outcome; `subject` names the user.
     /// Never contains a PIN.
-    public static func logLines(for outcome: PINVerifier.Outcome, subject: String) -> [(priority: Int32, text: String)] {
+    public static func logLines(for outcome: PINVerifier.Outcome, subject: String) -> [(priority: Int32, text: String)]
+    {
         switch outcome {
         case .success, .notEnrolled:
             return []
@@ -14,8 +15,12 @@ public enum Messages {
             var lines = [(LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))")]
             if case .disabled = after { lines.append((LOG_WARNING, "PIN disabled for \(subject) (\(after))")) }
             if vaultErased {
-                lines.append((LOG_ALERT, "vault key of \(subject) erased after \(after.failures) consecutive failed PIN attempts "
-                              + "(wipe_after); only the recovery key opens the vault now"))
+                lines.append(
+                    (
+                        LOG_ALERT,
+                        "vault key of \(subject) erased after \(after.failures) consecutive failed PIN attempts "
+                            + "(wipe_after); only the recovery key opens the vault now"
+                    ))
             }
             return lines
         case .repeatedIncorrect:
@@ -49,7 +54,8 @@ public enum Messages {
     public static func failuresSinceLastLogin(_ count: Int, kept: Int, user: UserName) -> String {
         let text = "\(count == 1 ? "1 failed PIN attempt" : "\(count) failed PIN attempts") since your last login."
         guard kept > 0 else { return text }
-        return text + " \(kept == count ? (count == 1 ? "It was" : "They were") : "\(kept) of them were") not followed by your "
+        return text
+            + " \(kept == count ? (count == 1 ? "It was" : "They were") : "\(kept) of them were") not followed by your "
             + "PIN within 5 minutes and count against it for a year; logging in with your password, "
             + "or 'secureroom reset \(user.rawValue)' by an administrator, clears them."
     }
@@ -69,7 +75,8 @@ public enum Messages {
 
     /// Told at the first successful login after `wipe_after` erased the vault key.
     public static func vaultErased(_ erasure: CredentialRecord.VaultErasure, user: UserName) -> String {
-        "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN attempts. "
+        "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN "
+            + "attempts. "
             + "Your secrets are kept: an administrator restores access with "
             + "'secureroom set \(user.rawValue) --recovery-key' and your recovery key."
     }
@@ -81,7 +88,9 @@ public enum Messages {
         case let .lockedOut(seconds):
             return "The security chip is locked; try again in \(TPMProblem.minutes(seconds)) min, or use your password."
         case let .shareSpent(seconds):
-            return "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or use your password."
+            return
+                "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or "
+                + "use your password."
         case .otherChip:
             return "Your PIN belongs to another security chip (this one was cleared or replaced); use your password, "
                 + "and ask an administrator for a new PIN."

@@ -17,16 +17,20 @@ public protocol PINAuthority {
     /// `PINPolicy.refusal(replacing:with:)`, and may throw to abandon the change), becomes
     /// the PIN. A new PIN equal to the current one is refused here too (`pinRejected`).
     /// The PIN changed only if the outcome is `.success`.
-    func change(_ user: UserName, current: () throws -> SecretBytes,
-                new: (_ current: SecretBytes) throws -> SecretBytes) throws -> PINVerifier.Outcome
+    func change(
+        _ user: UserName, current: () throws -> SecretBytes,
+        new: (_ current: SecretBytes) throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome
 
     /// Sets up `user`'s vault key: the PIN is checked exactly like `check`, then a new
     /// data key is wrapped under it and under a new recovery key. On `.success` the
     /// outcome carries the new data key and the recovery key is returned (show it once).
     /// `replace` discards an existing vault key or recovery record (the old vault's
     /// secrets become unreadable); without it either one is `vaultKeyExists`.
-    func setUpVault(_ user: UserName, replace: Bool,
-                    pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?)
+    func setUpVault(
+        _ user: UserName, replace: Bool,
+        pin: () throws -> SecretBytes
+    ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?)
 }
 
 /// The authority for a caller with this process's privileges: the state itself when
@@ -58,8 +62,10 @@ public struct LocalPINAuthority: PINAuthority {
         try check(user, pin: pin, whileLocked: nil)
     }
 
-    private func check(_ user: UserName, pin: () throws -> SecretBytes,
-                       whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?) throws -> PINVerifier.Outcome {
+    private func check(
+        _ user: UserName, pin: () throws -> SecretBytes,
+        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?
+    ) throws -> PINVerifier.Outcome {
         let verifier = PINVerifier(store: store, clock: clock)
         guard let status = try verifier.status(of: user) else { return .notEnrolled }
         if let reason = AccountState.refusal(for: user) {
@@ -73,35 +79,46 @@ public struct LocalPINAuthority: PINAuthority {
     /// See `PINAuthority.change`. The new PIN replaces the credential that was checked,
     /// or nothing: if the PIN was set, removed or changed meanwhile (the user may take
     /// their time over `new`), `changedConcurrently` is thrown and nothing is written.
-    public func change(_ user: UserName, current: () throws -> SecretBytes,
-                       new: (_ current: SecretBytes) throws -> SecretBytes) throws -> PINVerifier.Outcome {
+    public func change(
+        _ user: UserName, current: () throws -> SecretBytes,
+        new: (_ current: SecretBytes) throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome {
         // The credential verified, as read under the lock: the one the new PIN replaces.
         var checked: CredentialRecord?
         // The current PIN as typed, to refuse it as its own replacement (wiped when freed).
         var typed: SecretBytes?
-        let outcome = try check(user, pin: {
-            let pin = try current()
-            typed = pin.withUnsafeBytes { SecretBytes(copying: $0) }
-            return pin
-        }) { credential, _ in checked = credential }
+        let outcome = try check(
+            user,
+            pin: {
+                let pin = try current()
+                typed = pin.withUnsafeBytes { SecretBytes(copying: $0) }
+                return pin
+            }
+        ) { credential, _ in checked = credential }
         if case .success(let success) = outcome, let checked {
             let vaultKey = success.vaultKey
             // A stored vault key that did not unwrap is damage: refuse rather than drop it.
             if checked.vaultKey != nil && vaultKey == nil {
-                throw SecureRoomError.corruptRecord(path: "\(user.rawValue).credential", reason: "vault-key does not unwrap with the right PIN")
+                throw SecureRoomError.corruptRecord(
+                    path: "\(user.rawValue).credential", reason: "vault-key does not unwrap with the right PIN")
             }
             guard let typed else { throw SecureRoomError.pinRejected("no current PIN") }
             let replacement = try new(typed)
-            if let reason = PINPolicy.refusal(replacing: typed, with: replacement) { throw SecureRoomError.pinRejected(reason) }
-            try Enrollment(store: store, clock: clock).setPIN(replacement, for: user, replacing: checked, vaultKey: vaultKey)
+            if let reason = PINPolicy.refusal(replacing: typed, with: replacement) {
+                throw SecureRoomError.pinRejected(reason)
+            }
+            try Enrollment(store: store, clock: clock).setPIN(
+                replacement, for: user, replacing: checked, vaultKey: vaultKey)
         }
         return outcome
     }
 
     /// See `PINAuthority.setUpVault`. Refuses before asking for the PIN when the vault key
     /// exists; checks again under the lock, where the keys are written.
-    public func setUpVault(_ user: UserName, replace: Bool,
-                           pin: () throws -> SecretBytes) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
+    public func setUpVault(
+        _ user: UserName, replace: Bool,
+        pin: () throws -> SecretBytes
+    ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         let enrollment = Enrollment(store: store, clock: clock)
         if !replace, let credential = try store.credential(for: user) { try enrollment.refuseExistingVault(credential) }
         var recoveryKey: RecoveryKey?

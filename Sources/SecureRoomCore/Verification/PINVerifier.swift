@@ -35,8 +35,10 @@ public struct PINVerifier {
         public let failures: (count: Int, unforgiven: Int)
 
         /// A success that carries `vaultKey` and nothing else to tell.
-        public init(vaultKey: SecretBytes?, mustChange: Int64? = nil, vaultErased: CredentialRecord.VaultErasure? = nil,
-                    failures: (count: Int, unforgiven: Int) = (0, 0)) {
+        public init(
+            vaultKey: SecretBytes?, mustChange: Int64? = nil, vaultErased: CredentialRecord.VaultErasure? = nil,
+            failures: (count: Int, unforgiven: Int) = (0, 0)
+        ) {
             self.vaultKey = vaultKey
             self.mustChange = mustChange
             self.vaultErased = vaultErased
@@ -82,7 +84,9 @@ public struct PINVerifier {
         }
         let status = try TPMChip(store.configuration).daStatus()
         if status.inLockout { throw SecureRoomError.tpm(.lockedOut(seconds: TPMChip.secondsLeft(status))) }
-        if let seconds = TPMShare(status).secondsLeft(try store.lockout(at: file).chipFailedAt, now: clock.now().wallSeconds) {
+        if let seconds = TPMShare(status).secondsLeft(
+            try store.lockout(at: file).chipFailedAt, now: clock.now().wallSeconds)
+        {
             throw SecureRoomError.tpm(.shareSpent(seconds: seconds))
         }
     }
@@ -96,8 +100,10 @@ public struct PINVerifier {
     /// credential and the argon2 output; a credential it changes is written back.
     /// Without it, a record whose argon2 cost differs from the configured one is
     /// re-derived with the PIN just proven (`rehash`).
-    public func verify(_ pin: SecretBytes, for user: UserName,
-                       whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)? = nil) throws -> Outcome {
+    public func verify(
+        _ pin: SecretBytes, for user: UserName,
+        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)? = nil
+    ) throws -> Outcome {
         let pepper = try store.pepper()
         let lockout = try LockoutProtocol(store: store, clock: clock, file: .user(user))
         let credential: CredentialRecord
@@ -111,9 +117,10 @@ public struct PINVerifier {
             credential = record
         }
         argon2Observer?()
-        let check: any PINCheck = credential.binding.map {
-            BoundCheck(credential: credential, binding: $0, pepper: pepper, chip: TPMChip(store.configuration))
-        } ?? UnboundCheck(credential: credential, pepper: pepper)
+        let check: any PINCheck =
+            credential.binding.map {
+                BoundCheck(credential: credential, binding: $0, pepper: pepper, chip: TPMChip(store.configuration))
+            } ?? UnboundCheck(credential: credential, pepper: pepper)
         let guess = try lockout.test(check, pin)
 
         // Step 3. A success also hands out the credential as written, for `rehash`.
@@ -134,13 +141,15 @@ public struct PINVerifier {
                     if current != before { try store.write(current) }
                 }
                 succeeded = current
-                return .success(Success(vaultKey: current.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) },
-                                        mustChange: current.mustChange, vaultErased: current.vaultErased,
-                                        failures: (ended.forgiven + ended.unforgiven, ended.unforgiven)))
+                return .success(
+                    Success(
+                        vaultKey: current.vaultKey.flatMap { VaultKey.unwrap($0, master: master, user: user) },
+                        mustChange: current.mustChange, vaultErased: current.vaultErased,
+                        failures: (ended.forgiven + ended.unforgiven, ended.unforgiven)))
             }
             let outcome = lockout.countWrongGuess(guess, in: tally)
             guard case .incorrect(let status, _) = outcome, tally.wasPending,
-                  let limit = store.configuration.wipeAfter, tally.record.failures >= limit, current.vaultKey != nil
+                let limit = store.configuration.wipeAfter, tally.record.failures >= limit, current.vaultKey != nil
             else { return outcome }
             try tally.commit()
             current.vaultKey = nil
@@ -164,11 +173,13 @@ public struct PINVerifier {
     /// The same happens to a record not bound to a TPM when `tpm=auto|required` and a TPM
     /// answers (migration, docs/FORMAT.md §3). A TPM that fails meanwhile leaves the record
     /// as it was, and the login a success: the next one tries again.
-    private func rehash(_ pin: SecretBytes, for user: UserName, checked: CredentialRecord, vaultKey: SecretBytes?) throws {
+    private func rehash(_ pin: SecretBytes, for user: UserName, checked: CredentialRecord, vaultKey: SecretBytes?)
+        throws
+    {
         let enrollment = Enrollment(store: store, clock: clock)
         let unbound = checked.binding == nil && store.configuration.tpm != .off
         guard checked.vaultKey == nil || vaultKey != nil,
-              checked.parameters != store.configuration.kdf || (unbound && TPMChip(store.configuration).answers())
+            checked.parameters != store.configuration.kdf || (unbound && TPMChip(store.configuration).answers())
         else { return }
         do {
             try enrollment.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
@@ -214,8 +225,9 @@ public struct PINVerifier {
             return
         }
         argon2Observer?()
-        _ = try PINKeys.master(pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
-                               parameters: store.configuration.kdf)
+        _ = try PINKeys.master(
+            pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
+            parameters: store.configuration.kdf)
     }
 }
 

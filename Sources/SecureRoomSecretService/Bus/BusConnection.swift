@@ -23,8 +23,9 @@ final class BusConnection {
         var bus: OpaquePointer?
         let status = sd_bus_open_user(&bus)
         guard status >= 0, let bus else {
-            throw BusFailure.failed("cannot connect to the session bus: \(String(cString: strerror(-status)))"
-                                    + " (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set?)")
+            throw BusFailure.failed(
+                "cannot connect to the session bus: \(String(cString: strerror(-status)))"
+                    + " (is DBUS_SESSION_BUS_ADDRESS or XDG_RUNTIME_DIR set?)")
         }
         self.bus = bus
     }
@@ -87,17 +88,25 @@ final class BusConnection {
     /// Calls `body` for every method call to `prefix` and every path below it.
     func handleCalls(under prefix: String, _ body: @escaping (BusMessage) -> Void) throws {
         let handler = Handler(body)
-        let status = sd_bus_add_fallback(bus, &handler.slot, prefix, Self.trampoline, Unmanaged.passUnretained(handler).toOpaque())
-        guard status >= 0 else { throw BusFailure.failed("cannot serve \(prefix): \(String(cString: strerror(-status)))") }
+        let status = sd_bus_add_fallback(
+            bus, &handler.slot, prefix, Self.trampoline, Unmanaged.passUnretained(handler).toOpaque())
+        guard status >= 0 else {
+            throw BusFailure.failed("cannot serve \(prefix): \(String(cString: strerror(-status)))")
+        }
         handlers.append(handler)
     }
 
     /// Calls `body` for each signal `member` of `interface` sent by `sender`.
-    func handleSignals(from sender: String, interface: String, member: String, _ body: @escaping (BusMessage) -> Void) throws {
+    func handleSignals(from sender: String, interface: String, member: String, _ body: @escaping (BusMessage) -> Void)
+        throws
+    {
         let handler = Handler(body)
-        let status = sd_bus_match_signal(bus, &handler.slot, sender, nil, interface, member, Self.trampoline,
-                                         Unmanaged.passUnretained(handler).toOpaque())
-        guard status >= 0 else { throw BusFailure.failed("cannot watch \(interface).\(member): \(String(cString: strerror(-status)))") }
+        let status = sd_bus_match_signal(
+            bus, &handler.slot, sender, nil, interface, member, Self.trampoline,
+            Unmanaged.passUnretained(handler).toOpaque())
+        guard status >= 0 else {
+            throw BusFailure.failed("cannot watch \(interface).\(member): \(String(cString: strerror(-status)))")
+        }
         handlers.append(handler)
     }
 
@@ -106,7 +115,9 @@ final class BusConnection {
     func reply(to call: BusMessage, _ body: (BusMessage) throws -> Void) throws {
         var created: OpaquePointer?
         let status = sd_bus_message_new_method_return(call.pointer, &created)
-        guard status >= 0, let message = created else { throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))") }
+        guard status >= 0, let message = created else {
+            throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))")
+        }
         defer { sd_bus_message_unref(message) }
         try body(BusMessage(pointer: message))
         _ = sd_bus_send(bus, message, nil)
@@ -122,8 +133,10 @@ final class BusConnection {
 
     /// Emits the signal `interface.member` from `path` with a body written by `body`; to
     /// `destination` only when given (a prompt's result is for its client alone).
-    func emit(from path: String, interface: String, member: String, to destination: String? = nil,
-              _ body: (BusMessage) throws -> Void) {
+    func emit(
+        from path: String, interface: String, member: String, to destination: String? = nil,
+        _ body: (BusMessage) throws -> Void
+    ) {
         var signal: OpaquePointer?
         guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
         defer { sd_bus_message_unref(signal) }
@@ -134,11 +147,17 @@ final class BusConnection {
 
     /// Calls `interface.member` on `destination` at `path` without waiting for (or
     /// wanting) a reply: best effort, as for a desktop notification.
-    func call(_ destination: String, _ path: String, interface: String, member: String, _ body: (BusMessage) throws -> Void) {
+    func call(
+        _ destination: String, _ path: String, interface: String, member: String, _ body: (BusMessage) throws -> Void
+    ) {
         var call: OpaquePointer?
-        guard sd_bus_message_new_method_call(bus, &call, destination, path, interface, member) >= 0, let call else { return }
+        guard sd_bus_message_new_method_call(bus, &call, destination, path, interface, member) >= 0, let call else {
+            return
+        }
         defer { sd_bus_message_unref(call) }
-        guard sd_bus_message_set_expect_reply(call, 0) >= 0, (try? body(BusMessage(pointer: call))) != nil else { return }
+        guard sd_bus_message_set_expect_reply(call, 0) >= 0, (try? body(BusMessage(pointer: call))) != nil else {
+            return
+        }
         _ = sd_bus_send(bus, call, nil)
     }
 
@@ -151,7 +170,9 @@ final class BusConnection {
         while !stop() {
             let processed = sd_bus_process(bus, nil)
             if processed == -ECONNRESET || processed == -ENOTCONN { return }
-            guard processed >= 0 else { throw BusFailure.failed("the session bus failed: \(String(cString: strerror(-processed)))") }
+            guard processed >= 0 else {
+                throw BusFailure.failed("the session bus failed: \(String(cString: strerror(-processed)))")
+            }
             if processed > 0 { continue }
             var timeout = wake()
             var busDeadline: UInt64 = 0
@@ -161,7 +182,9 @@ final class BusConnection {
             }
             let events = sd_bus_get_events(bus)
             guard events >= 0 else { return }
-            if sr_poll_unblocking(sd_bus_get_fd(bus), Int16(truncatingIfNeeded: events), timeout, &unblocked) < 0, errno != EINTR {
+            if sr_poll_unblocking(sd_bus_get_fd(bus), Int16(truncatingIfNeeded: events), timeout, &unblocked) < 0,
+                errno != EINTR
+            {
                 throw BusFailure.failed("waiting on the session bus failed: \(String(cString: strerror(errno)))")
             }
         }

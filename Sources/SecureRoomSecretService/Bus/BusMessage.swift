@@ -29,7 +29,9 @@ struct BusMessage {
     // MARK: reading
 
     private func check(_ status: Int32, _ what: String) throws {
-        guard status >= 0 else { throw BusFailure.invalidArguments("cannot read \(what): \(String(cString: strerror(-status)))") }
+        guard status >= 0 else {
+            throw BusFailure.invalidArguments("cannot read \(what): \(String(cString: strerror(-status)))")
+        }
     }
 
     /// Reads a string ('s') or object path ('o').
@@ -53,7 +55,9 @@ struct BusMessage {
         var data: UnsafeRawPointer?
         var size = 0
         try check(sd_bus_message_read_array(pointer, Self.code("y"), &data, &size), "a byte array")
-        guard size <= limit else { throw BusFailure.invalidArguments("\(what) is at most \(limit) bytes (this one is \(size))") }
+        guard size <= limit else {
+            throw BusFailure.invalidArguments("\(what) is at most \(limit) bytes (this one is \(size))")
+        }
         guard let data, size > 0 else { return SecretBytes(count: 0) }
         return SecretBytes(copying: UnsafeRawBufferPointer(start: data, count: size))
     }
@@ -83,8 +87,11 @@ struct BusMessage {
         try enter("a", "{ss}")
         var dictionary: [String: String] = [:]
         while try enter("e", "ss") {
-            let key = try readString(), value = try readString()
-            guard dictionary.updateValue(value, forKey: key) == nil else { throw BusFailure.invalidArguments("the key \"\(key)\" is given twice") }
+            let key = try readString()
+            let value = try readString()
+            guard dictionary.updateValue(value, forKey: key) == nil else {
+                throw BusFailure.invalidArguments("the key \"\(key)\" is given twice")
+            }
             try exit()
         }
         try exit()
@@ -117,7 +124,9 @@ struct BusMessage {
     // MARK: writing
 
     private func written(_ status: Int32) throws {
-        guard status >= 0 else { throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))") }
+        guard status >= 0 else {
+            throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))")
+        }
     }
 
     /// Appends a string ('s') or object path ('o').
@@ -170,7 +179,10 @@ struct BusMessage {
     func append(dictionary: [String: String]) throws {
         try container("a", "{ss}") {
             for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
-                try container("e", "ss") { try append(key); try append(value) }
+                try container("e", "ss") {
+                    try append(key)
+                    try append(value)
+                }
             }
         }
     }

@@ -11,7 +11,8 @@ final class SQLiteConnection {
     /// `busyTimeoutMilliseconds` by each statement before it fails with SQLITE_BUSY.
     init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
         var opened: OpaquePointer?
-        let status = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, nil)
+        let status = sqlite3_open_v2(
+            path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let opened else {
             let message = opened.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
             sqlite3_close_v2(opened)

@@ -18,8 +18,9 @@ final class SQLiteStatement {
         for (offset, value) in values.enumerated() {
             let status = value.withUnsafeBytes {
                 // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
-                sqlite3_bind_blob(handle, Int32(offset + 1), $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                                  Int32($0.count), sr_sqlite_transient())
+                sqlite3_bind_blob(
+                    handle, Int32(offset + 1), $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                    Int32($0.count), sr_sqlite_transient())
             }
             guard status == SQLITE_OK else { throw connection.error(status) }
         }

@@ -13,8 +13,9 @@ struct BoundCheck: PINCheck {
     let chip: TPMChip
 
     func test(_ pin: SecretBytes, seen: () throws -> [[UInt8]]) throws -> Guess {
-        let material = try PINKeys.boundMaterial(pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
-                                                 parameters: credential.parameters)
+        let material = try PINKeys.boundMaterial(
+            pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
+            parameters: credential.parameters)
         return try chip.withConnection { connection in
             let tag = try BoundKeys.guessTag(material, tagKey: binding.tagKey, connection: connection)
             if try seen().contains(tag) { return Guess(master: nil, tag: tag, chipTested: false) }

@@ -21,7 +21,8 @@ struct DecoyCheck: PINCheck {
             let master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
             return Guess(master: nil, tag: PINKeys.guessTag(master: master), chipTested: false)
         }
-        let material = try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
+        let material = try PINKeys.boundMaterial(
+            pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         let (tag, standIn) = try BoundKeys.decoyTag(material, key: chip.key, on: chip.chip, seen: seen)
         return Guess(master: nil, tag: tag, chipTested: standIn)
     }

@@ -7,8 +7,10 @@ struct UnboundCheck: PINCheck {
     let pepper: Pepper
 
     func test(_ pin: SecretBytes, seen: () throws -> [[UInt8]]) throws -> Guess {
-        let master = try PINKeys.master(pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
-                                        parameters: credential.parameters)
-        return Guess(master: Self.verified(master, credential), tag: PINKeys.guessTag(master: master), chipTested: false)
+        let master = try PINKeys.master(
+            pin: pin, user: credential.user, salt: credential.salt, pepper: pepper,
+            parameters: credential.parameters)
+        return Guess(
+            master: Self.verified(master, credential), tag: PINKeys.guessTag(master: master), chipTested: false)
     }
 }

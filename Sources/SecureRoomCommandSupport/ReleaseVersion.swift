@@ -1,0 +1,3 @@
+/// The release the tools report with `--version`: debian/changelog's newest version, the
+/// one source of it (NEWS.md's newest heading is the same; DocumentationTests checks both).
+public let releaseVersion = "0.3.0"
