@@ -116,4 +116,52 @@ public struct PinSealer {
             }
         }
     }
+
+    /// Seals `secret` so that only a policy session in which the PIN index `counter`
+    /// accepted its authValue (`PinCounter.prove`) unseals it: the object's authPolicy is
+    /// `PolicySecret(counter)` (`PinCounter.policySecretDigest`), it has no authValue of its
+    /// own, no `userWithAuth`, and `noDA` (nothing about it can be guessed; the guesses
+    /// are counted on the index). Attributes `fixedTPM|fixedParent|noDA`.
+    public func seal(_ secret: [UInt8], behind counter: PinCounter) throws -> ObjectBlob {
+        guard secret.count == Self.secretLength else {
+            throw TPMError.invalidArgument("secret must be \(Self.secretLength) bytes")
+        }
+        let conn = connection
+        return try conn.withStorageKey { srk in
+            var template = try Self.sealTemplate(policy: try counter.policySecretDigest())
+            template.publicArea.objectAttributes |= TPMA_OBJECT_NODA
+            var sensitive = TPM2B_SENSITIVE_CREATE()
+            defer { TPM2BBytes.wipe(&sensitive) }
+            try TPM2BBytes.fill(&sensitive.sensitive.data, size: \.size, buffer: \.buffer, from: secret, what: "secret")
+            return try conn.create(template, sensitive: sensitive, under: srk, what: "sealed object behind a PIN index")
+        }
+    }
+
+    /// Unseals a secret sealed `behind` the PIN index `counter` with `authValue`: a salted
+    /// policy session, `PolicySecret` with the index (which counts a wrong authValue and
+    /// clears the count at a right one), then `TPM2_Unseal` with the response encrypted.
+    /// Throws `.wrongAuth` for a wrong authValue (counted on the index, not on the chip's
+    /// dictionary-attack counter) and `.pinLimitReached` once the index refuses.
+    public func unseal(_ blob: ObjectBlob, behind counter: PinCounter, authValue: [UInt8]) throws -> [UInt8] {
+        let conn = connection
+        let esys = try conn.context()
+        _ = try blob.unmarshalPublic()
+        _ = try blob.unmarshalPrivate()
+        return try conn.withStorageKey { srk in
+            if srk.name != blob.parentName { throw TPMError.parentMismatch }
+            return try conn.withLoaded(blob, parent: srk) { object in
+                try conn.withSession(.saltedPolicy, saltKey: srk, attributes: TPMA_SESSION_ENCRYPT) { policy in
+                    try counter.prove(authValue, in: policy, salt: srk)
+                    var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
+                    try conn.check(
+                        Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData), "Esys_Unseal")
+                    defer { TPM2BBytes.wipeAndFree(outData) }
+                    guard let outData else {
+                        throw TPMError.tpm(ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_Unseal output")
+                    }
+                    return outData.pointee.bytes
+                }
+            }
+        }
+    }
 }

@@ -8,6 +8,10 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
     /// Authorization failed: `TPM_RC_AUTH_FAIL` (counted by dictionary-attack
     /// logic) or `TPM_RC_BAD_AUTH` (not counted, e.g. noDA objects).
     case wrongAuth(ResponseCode, operation: String)
+    /// A PIN index (`PinCounter`) reached its limit: every authorization with its
+    /// authValue is refused, the right one too (`TPM_RC_AUTH_UNAVAILABLE`), until the owner
+    /// sets the counter back.
+    case pinLimitReached(ResponseCode)
     /// The TPM is in dictionary-attack lockout (`TPM_RC_LOCKOUT`, 0x921):
     /// it refuses authorization of every DA-protected entity, right or wrong.
     case lockout(ResponseCode, operation: String)
@@ -35,7 +39,7 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
     public var responseCode: ResponseCode? {
         switch self {
         case let .tpmUnreachable(rc, _), let .wrongAuth(rc, _), let .lockout(rc, _),
-            let .objectRejected(rc), let .tpm(rc, _):
+            let .objectRejected(rc), let .tpm(rc, _), let .pinLimitReached(rc):
             return rc
         default:
             return nil
@@ -47,6 +51,7 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
         case let .tpmUnreachable(rc, op): return "TPM unreachable in \(op): \(rc)"
         case let .wrongAuth(rc, op): return "wrong auth in \(op): \(rc)"
         case let .lockout(rc, op): return "TPM in DA lockout (\(op)): \(rc)"
+        case let .pinLimitReached(rc): return "the PIN's counter in the TPM reached its limit: \(rc)"
         case let .objectRejected(rc): return "object does not load on this TPM: \(rc)"
         case let .tpm(rc, op): return "\(op) failed: \(rc)"
         case let .malformedBlob(why): return "malformed blob: \(why)"
