@@ -62,7 +62,7 @@ extension AccountCheck {
                 code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
                 priority: LOG_NOTICE)
         }
-        try Enrollment(store: call.store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
+        try PINAdministration(store: call.store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
         call.pam.clearFlag(.pinExpired)
         call.pam.drop(.expiredPINCheck)
         call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")

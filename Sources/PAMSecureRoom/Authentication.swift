@@ -77,7 +77,7 @@ struct Authentication {
             }
             if let erasure = success.vaultErased {
                 call.tell(Messages.vaultErased(erasure, user: user))
-                try Enrollment(store: call.store).acknowledgeVaultErasure(erasure, for: user)
+                try PINAdministration(store: call.store).acknowledgeVaultErasure(erasure, for: user)
             }
             // `account` asks for the new PIN right after this (AccountCheck).
             if success.mustChange != nil, let typed {
@@ -113,7 +113,7 @@ struct Authentication {
         guard LocalPINAuthority.isAvailable, let uid, !call.isExempt(uid),
             let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
         else { return }
-        try Enrollment(store: call.store).resetLockout(for: user)
+        try PINAdministration(store: call.store).resetLockout(for: user)
         call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
     }
 

@@ -55,7 +55,7 @@ struct EnrolmentOffer {
         call.pam.log(
             LOG_INFO, "PIN enrolment offered to \(user) (service \(service), enrol=\(configuration.enrol.rawValue))")
         guard ["y", "yes"].contains(Substring(answer).trimmingSpaces().lowercased()) else {
-            if configuration.enrol == .offer { try Enrollment(store: call.store).declineOffer(for: user) }
+            if configuration.enrol == .offer { try PINAdministration(store: call.store).declineOffer(for: user) }
             call.pam.log(LOG_INFO, "PIN enrolment declined by \(user)")
             call.inform("No PIN created. You can create one later with 'secureroom enrol'.")
             return
@@ -65,7 +65,7 @@ struct EnrolmentOffer {
             call.inform("No PIN created. You can try again with 'secureroom enrol'.")
             return
         }
-        let vault = try Enrollment(store: call.store).enrol(pin, for: user, vault: configuration.enrolVault)
+        let vault = try PINAdministration(store: call.store).enrol(pin, for: user, vault: configuration.enrolVault)
         call.pam.log(
             LOG_NOTICE,
             "PIN created by \(user) at login (service "

@@ -23,7 +23,7 @@ struct ExpireCommand: ParsableCommand {
         try requireRoot("expire")
         try reportingFailures {
             let user = try existingUser(user)
-            try Enrollment(store: try state.store()).expire(user)
+            try PINAdministration(store: try state.store()).expire(user)
             SystemLog.open(identity: "secureroom")
             SystemLog.notice("PIN of \(user) expired by an administrator: to be changed at its next use")
             print("The PIN of \(user) must be changed at its next use.")

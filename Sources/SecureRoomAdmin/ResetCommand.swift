@@ -53,7 +53,7 @@ struct ResetCommand: ParsableCommand {
                     )
                     throw ExitStatus.failure
                 }
-                try Enrollment(store: store).removePIN(for: user)
+                try PINAdministration(store: store).removePIN(for: user)
                 SystemLog.notice("PIN removed for \(user)")
                 print("PIN removed for \(user).")
                 return
@@ -65,7 +65,7 @@ struct ResetCommand: ParsableCommand {
                 return
             }
             let before = try store.lockout(for: user).counted
-            try Enrollment(store: store).resetLockout(for: user)
+            try PINAdministration(store: store).resetLockout(for: user)
             SystemLog.notice("lockout reset for \(user) (was \(before) consecutive failures)")
             print("Lockout cleared for \(user) (was \(before) consecutive failures).")
         }

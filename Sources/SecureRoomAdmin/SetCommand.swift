@@ -54,17 +54,17 @@ struct SetCommand: ParsableCommand {
             let store = try state.store()
             _ = try store.pepper()
             try refuseCorruptRecords(of: user, in: store)
-            let enrollment = Enrollment(store: store)
+            let administration = PINAdministration(store: store)
             var vaultKey: SecretBytes?
             if recoveryKey {
                 let typed = try HiddenLine.read(prompt: "Recovery key of \(user): ", limit: 128)
-                vaultKey = try enrollment.recoverVaultKey(
+                vaultKey = try administration.recoverVaultKey(
                     for: user, with: try typed.withUnsafeBytes { try RecoveryKey(typed: $0) })
             } else if try store.credential(for: user)?.vaultKey != nil || store.recovery(for: user) != nil, !force {
                 throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
             }
             let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak)
-            try enrollment.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
+            try administration.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
             SystemLog.open(identity: "secureroom")
             let vaultNote =
                 (vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : "")

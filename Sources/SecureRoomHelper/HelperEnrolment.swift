@@ -42,12 +42,12 @@ struct HelperEnrolment {
         let pin = try PINEntry.readLine(format: configuration.format)
         let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
         if let reason = policy.rejections(of: pin).first { throw SecureRoomError.pinRejected(reason.description) }
-        let enrollment = Enrollment(store: store)
+        let administration = PINAdministration(store: store)
         if replace, let replaced = try store.credential(for: user) {
             let before = try PINVerifier(store: store).status(of: user)
             // Only the PIN read here is replaced: an administrator's set, expire or removal
             // made meanwhile wins (changedConcurrently).
-            try enrollment.setPIN(pin, for: user, replacing: replaced)
+            try administration.setPIN(pin, for: user, replacing: replaced)
             if let before, !before.allowsAttempt {
                 SystemLog.warning(
                     "PIN of \(subject) replaced with its password while it was \(before): the failures are cleared")
@@ -55,7 +55,7 @@ struct HelperEnrolment {
             SystemLog.notice("PIN replaced by \(subject) with its password (secureroom enrol --replace)")
             return .checked(.success(.init(vaultKey: nil)))
         }
-        let vault = try enrollment.enrol(pin, for: user, vault: configuration.enrolVault)
+        let vault = try administration.enrol(pin, for: user, vault: configuration.enrolVault)
         SystemLog.notice(
             "PIN created by \(subject) with its password (secureroom "
                 + "enrol\(vault != nil ? "; vault key and recovery key made" : ""))"

@@ -42,7 +42,8 @@ public struct PinCounter {
         info.nvPublic.nvIndex = index
         info.nvPublic.nameAlg = TPM2_ALG_SHA256
         info.nvPublic.attributes =
-            (TPMA_NV(TPM2_NT_PIN_FAIL) << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_NO_DA | TPMA_NV_OWNERWRITE | TPMA_NV_OWNERREAD
+            (TPMA_NV(TPM2_NT_PIN_FAIL) << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_NO_DA | TPMA_NV_OWNERWRITE
+            | TPMA_NV_OWNERREAD
         info.nvPublic.dataSize = Self.dataSize
         return info
     }
@@ -151,7 +152,8 @@ public struct PinCounter {
     /// (`TPM2_Hash`, which authorizes nothing). A trial session would have to prove the
     /// index's authValue, and so count.
     public func policySecretDigest() throws -> [UInt8] {
-        let first = try connection.hash([UInt8](repeating: 0, count: 32) + Self.bigEndian(TPM2_CC_PolicySecret) + name())
+        let first = try connection.hash(
+            [UInt8](repeating: 0, count: 32) + Self.bigEndian(TPM2_CC_PolicySecret) + name())
         return try connection.hash(first)
     }
 
@@ -184,8 +186,10 @@ public struct PinCounter {
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
-         UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     static func number(_ bytes: ArraySlice<UInt8>) -> UInt32 {
@@ -203,7 +207,9 @@ extension TPMConnection {
         var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
         var ticket: UnsafeMutablePointer<TPMT_TK_HASHCHECK>?
         try check(
-            Esys_Hash(esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &input, TPM2_ALG_SHA256, ESYS_TR_RH_NULL, &digest, &ticket),
+            Esys_Hash(
+                esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &input, TPM2_ALG_SHA256, ESYS_TR_RH_NULL, &digest,
+                &ticket),
             "Esys_Hash")
         defer {
             TPM2BBytes.free(digest)

@@ -36,6 +36,14 @@ final class DocumentationTests: XCTestCase {
         XCTAssertEqual(missing.sorted(), [], "targets docs/DESIGN.md §2 does not name")
     }
 
+    /// docs/DESIGN.md §2 names every folder of the core (`Name/`).
+    func testTheComponentsSectionNamesEveryFolderOfTheCore() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Artifacts.root + "/Sources/SecureRoomCore")
+        XCTAssertGreaterThanOrEqual(folders.count, 10)
+        let components = try section(try text("docs/DESIGN.md"), "## 2. Components")
+        XCTAssertEqual(folders.filter { !components.contains("`\($0)/`") }.sorted(), [], "folders §2 does not name")
+    }
+
     /// docs/SECURITY.md's sections are numbered in order.
     func testSecuritySectionsAreInOrder() throws {
         let numbers = try text("docs/SECURITY.md").split(separator: "\n").filter {

@@ -30,7 +30,7 @@ final class VerifierTests: XCTestCase {
         configuration.kdf = KDFParameters(memoryKiB: 64, iterations: 1, lanes: 1)
         store = StateStore(configuration: configuration)
         try store.initialize()
-        try Enrollment(store: store, clock: clock).setPIN(try pin("7391"), for: user)
+        try PINAdministration(store: store, clock: clock).setPIN(try pin("7391"), for: user)
     }
 
     override func tearDownWithError() throws { try FileManager.default.removeItem(atPath: root) }
@@ -64,7 +64,7 @@ final class VerifierTests: XCTestCase {
         else { return XCTFail() }
         XCTAssertTrue(unlocked.constantTimeEquals(created))
         guard case .incorrect = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
-        let recovered = try Enrollment(store: store, clock: clock).recoverVaultKey(for: user, with: recoveryKey)
+        let recovered = try PINAdministration(store: store, clock: clock).recoverVaultKey(for: user, with: recoveryKey)
         XCTAssertTrue(recovered.constantTimeEquals(created))
     }
 
@@ -106,7 +106,7 @@ final class VerifierTests: XCTestCase {
         }
         clock.advance(86_400 * 365)
         guard case .locked(.disabled(9)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
-        try Enrollment(store: store, clock: clock).resetLockout(for: user)
+        try PINAdministration(store: store, clock: clock).resetLockout(for: user)
         guard case .success = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
     }
 
@@ -144,7 +144,7 @@ final class VerifierTests: XCTestCase {
     /// Regression (third red team, F3): a change that keeps the PIN is refused, even when
     /// the caller's reader let it through, and an expired PIN stays expired.
     func testTheCurrentPINIsNeverItsOwnReplacement() throws {
-        try Enrollment(store: store, clock: clock).expire(user)
+        try PINAdministration(store: store, clock: clock).expire(user)
         let authority = LocalPINAuthority(store: store, clock: clock)
         var handedOver: [UInt8] = []
         XCTAssertThrowsError(
@@ -208,7 +208,8 @@ final class VerifierTests: XCTestCase {
             try authority.change(
                 user, current: { try self.pin("7391") },
                 new: { _ in
-                    try Enrollment(store: self.store, clock: self.clock).setPIN(try self.pin("4826"), for: self.user)
+                    try PINAdministration(store: self.store, clock: self.clock).setPIN(
+                        try self.pin("4826"), for: self.user)
                     return try self.pin("5826")
                 })
         ) { error in
@@ -249,7 +250,7 @@ final class VerifierTests: XCTestCase {
             let plain = PINVerifier(store: self.store, clock: self.clock)
             do {
                 if case .incorrect = try plain.verify(try self.pin("2222"), for: self.user) { nested.append("check") }
-                try Enrollment(store: self.store, clock: self.clock).resetLockout(for: self.user)
+                try PINAdministration(store: self.store, clock: self.clock).resetLockout(for: self.user)
                 nested.append("reset")
             } catch { nested.append("\(error)") }
             XCTAssertFalse(started.hasPassed, "the nested check and reset waited")
@@ -287,7 +288,7 @@ final class VerifierTests: XCTestCase {
     func testAPINReplacedDuringTheCheckIsNotUnlockedByTheOldOne() throws {
         var verifier = PINVerifier(store: store, clock: clock)
         verifier.argon2Observer = {
-            try? Enrollment(store: self.store, clock: self.clock).setPIN(try! self.pin("4826"), for: self.user)
+            try? PINAdministration(store: self.store, clock: self.clock).setPIN(try! self.pin("4826"), for: self.user)
         }
         guard case .incorrect(let status, _) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         XCTAssertEqual(status.failures, 0)
@@ -366,7 +367,7 @@ final class VerifierTests: XCTestCase {
         // A year later the old ones no longer count; the current run's one still does.
         clock.advance(LockoutRecord.unforgivenLifetime)
         XCTAssertEqual(try verifier.status(of: user)?.failures, 1)
-        try Enrollment(store: store, clock: clock).resetLockout(for: user)
+        try PINAdministration(store: store, clock: clock).resetLockout(for: user)
         XCTAssertEqual(try store.lockout(for: user).unforgiven, [], "a reset clears them")
     }
 

@@ -107,7 +107,7 @@ public struct LocalPINAuthority: PINAuthority {
             if let reason = PINPolicy.refusal(replacing: typed, with: replacement) {
                 throw SecureRoomError.pinRejected(reason)
             }
-            try Enrollment(store: store, clock: clock).setPIN(
+            try PINAdministration(store: store, clock: clock).setPIN(
                 replacement, for: user, replacing: checked, vaultKey: vaultKey)
         }
         return outcome
@@ -119,11 +119,13 @@ public struct LocalPINAuthority: PINAuthority {
         _ user: UserName, replace: Bool,
         pin: () throws -> SecretBytes
     ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
-        let enrollment = Enrollment(store: store, clock: clock)
-        if !replace, let credential = try store.credential(for: user) { try enrollment.refuseExistingVault(credential) }
+        let administration = PINAdministration(store: store, clock: clock)
+        if !replace, let credential = try store.credential(for: user) {
+            try administration.refuseExistingVault(credential)
+        }
         var recoveryKey: RecoveryKey?
         let outcome = try check(user, pin: pin) { credential, master in
-            recoveryKey = try enrollment.setUpVault(&credential, master: master, replace: replace)
+            recoveryKey = try administration.setUpVault(&credential, master: master, replace: replace)
         }
         return (outcome, recoveryKey)
     }

@@ -28,7 +28,7 @@ public struct PINVerifier {
         /// Since when this PIN must be changed (`secureroom set --expire`); nil if it need not.
         public let mustChange: Int64?
         /// `wipe_after` erased the PIN-wrapped vault key since the last login (to tell once,
-        /// then `Enrollment.acknowledgeVaultErasure`).
+        /// then `PINAdministration.acknowledgeVaultErasure`).
         public let vaultErased: CredentialRecord.VaultErasure?
         /// The failed attempts this success ended (since the last login), and how many of
         /// them were not forgiven and count for a year (`LockoutRecord.recordSuccess`).
@@ -176,13 +176,13 @@ public struct PINVerifier {
     private func rehash(_ pin: SecretBytes, for user: UserName, checked: CredentialRecord, vaultKey: SecretBytes?)
         throws
     {
-        let enrollment = Enrollment(store: store, clock: clock)
+        let administration = PINAdministration(store: store, clock: clock)
         let unbound = checked.binding == nil && store.configuration.tpm != .off
         guard checked.vaultKey == nil || vaultKey != nil,
             checked.parameters != store.configuration.kdf || (unbound && TPMChip(store.configuration).answers())
         else { return }
         do {
-            try enrollment.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
+            try administration.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
         } catch SecureRoomError.tpm {
             return
         }

@@ -1,12 +1,15 @@
-/// Setting, changing and removing PINs, and resetting tallies: the operations behind
-/// `secureroom set/reset`, and the last step of a PIN change (`PINAuthority.change`).
-public struct Enrollment {
+/// Writing PIN records as an administrator or a PIN change does (never a check: that is
+/// `Verification/`): setting, creating (`enrol`), expiring and removing PINs, resetting
+/// tallies, setting up and recovering vault keys. The operations behind `secureroom
+/// set/expire/reset/enrol`, the last step of a PIN change (`PINAuthority.change`) and a
+/// re-derivation after a login.
+public struct PINAdministration {
     /// The state.
     public let store: StateStore
     /// The time source.
     public let clock: any Clock
 
-    /// Enrollment over `store`.
+    /// The operations on `store`.
     public init(store: StateStore, clock: any Clock = SystemClock()) {
         self.store = store
         self.clock = clock
