@@ -1,186 +1,54 @@
 /// The introspection data of each kind of object (org.freedesktop.DBus.Introspectable),
-/// for tools such as `gdbus introspect` and `busctl`: the interfaces this provider serves,
-/// as the Secret Service API specifies them.
+/// for tools such as `gdbus introspect` and `busctl`, written from the same table the
+/// dispatch reads (`SecretService.common`, `SecretService.interfaces(of:)`).
 enum Introspection {
-    private static let header = """
+    private static let doctype = """
         <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
          "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
-        <node>
-         <interface name="org.freedesktop.DBus.Introspectable">
-          <method name="Introspect">
-           <arg name="xml" type="s" direction="out"/>
-          </method>
-         </interface>
-         <interface name="org.freedesktop.DBus.Properties">
-          <method name="Get">
-           <arg type="s" direction="in"/>
-           <arg type="s" direction="in"/>
-           <arg type="v" direction="out"/>
-          </method>
-          <method name="GetAll">
-           <arg type="s" direction="in"/>
-           <arg type="a{sv}" direction="out"/>
-          </method>
-          <method name="Set">
-           <arg type="s" direction="in"/>
-           <arg type="s" direction="in"/>
-           <arg type="v" direction="in"/>
-          </method>
-          <signal name="PropertiesChanged">
-           <arg type="s"/>
-           <arg type="a{sv}"/>
-           <arg type="as"/>
-          </signal>
-         </interface>
-
-        """
-
-    private static let service = """
-         <interface name="org.freedesktop.Secret.Service">
-          <method name="OpenSession">
-           <arg name="algorithm" type="s" direction="in"/>
-           <arg name="input" type="v" direction="in"/>
-           <arg name="output" type="v" direction="out"/>
-           <arg name="result" type="o" direction="out"/>
-          </method>
-          <method name="CreateCollection">
-           <arg name="properties" type="a{sv}" direction="in"/>
-           <arg name="alias" type="s" direction="in"/>
-           <arg name="collection" type="o" direction="out"/>
-           <arg name="prompt" type="o" direction="out"/>
-          </method>
-          <method name="SearchItems">
-           <arg name="attributes" type="a{ss}" direction="in"/>
-           <arg name="unlocked" type="ao" direction="out"/>
-           <arg name="locked" type="ao" direction="out"/>
-          </method>
-          <method name="Unlock">
-           <arg name="objects" type="ao" direction="in"/>
-           <arg name="unlocked" type="ao" direction="out"/>
-           <arg name="prompt" type="o" direction="out"/>
-          </method>
-          <method name="Lock">
-           <arg name="objects" type="ao" direction="in"/>
-           <arg name="locked" type="ao" direction="out"/>
-           <arg name="Prompt" type="o" direction="out"/>
-          </method>
-          <method name="GetSecrets">
-           <arg name="items" type="ao" direction="in"/>
-           <arg name="session" type="o" direction="in"/>
-           <arg name="secrets" type="a{o(oayays)}" direction="out"/>
-          </method>
-          <method name="ReadAlias">
-           <arg name="name" type="s" direction="in"/>
-           <arg name="collection" type="o" direction="out"/>
-          </method>
-          <method name="SetAlias">
-           <arg name="name" type="s" direction="in"/>
-           <arg name="collection" type="o" direction="in"/>
-          </method>
-          <property name="Collections" type="ao" access="read"/>
-          <signal name="CollectionCreated">
-           <arg name="collection" type="o"/>
-          </signal>
-          <signal name="CollectionDeleted">
-           <arg name="collection" type="o"/>
-          </signal>
-          <signal name="CollectionChanged">
-           <arg name="collection" type="o"/>
-          </signal>
-         </interface>
-         <node name="collection"/>
-         <node name="aliases"/>
-
-        """
-
-    private static let collection = """
-         <interface name="org.freedesktop.Secret.Collection">
-          <method name="Delete">
-           <arg name="prompt" type="o" direction="out"/>
-          </method>
-          <method name="SearchItems">
-           <arg name="attributes" type="a{ss}" direction="in"/>
-           <arg name="results" type="ao" direction="out"/>
-          </method>
-          <method name="CreateItem">
-           <arg name="properties" type="a{sv}" direction="in"/>
-           <arg name="secret" type="(oayays)" direction="in"/>
-           <arg name="replace" type="b" direction="in"/>
-           <arg name="item" type="o" direction="out"/>
-           <arg name="prompt" type="o" direction="out"/>
-          </method>
-          <property name="Items" type="ao" access="read"/>
-          <property name="Label" type="s" access="readwrite"/>
-          <property name="Locked" type="b" access="read"/>
-          <property name="Created" type="t" access="read"/>
-          <property name="Modified" type="t" access="read"/>
-          <signal name="ItemCreated">
-           <arg name="item" type="o"/>
-          </signal>
-          <signal name="ItemDeleted">
-           <arg name="item" type="o"/>
-          </signal>
-          <signal name="ItemChanged">
-           <arg name="item" type="o"/>
-          </signal>
-         </interface>
-
-        """
-
-    private static let item = """
-         <interface name="org.freedesktop.Secret.Item">
-          <method name="Delete">
-           <arg name="Prompt" type="o" direction="out"/>
-          </method>
-          <method name="GetSecret">
-           <arg name="session" type="o" direction="in"/>
-           <arg name="secret" type="(oayays)" direction="out"/>
-          </method>
-          <method name="SetSecret">
-           <arg name="secret" type="(oayays)" direction="in"/>
-          </method>
-          <property name="Locked" type="b" access="read"/>
-          <property name="Attributes" type="a{ss}" access="readwrite"/>
-          <property name="Label" type="s" access="readwrite"/>
-          <property name="Created" type="t" access="read"/>
-          <property name="Modified" type="t" access="read"/>
-         </interface>
-
-        """
-
-    private static let session = """
-         <interface name="org.freedesktop.Secret.Session">
-          <method name="Close"/>
-         </interface>
-
-        """
-
-    private static let prompt = """
-         <interface name="org.freedesktop.Secret.Prompt">
-          <method name="Prompt">
-           <arg name="window-id" type="s" direction="in"/>
-          </method>
-          <method name="Dismiss"/>
-          <signal name="Completed">
-           <arg name="dismissed" type="b"/>
-           <arg name="result" type="v"/>
-          </signal>
-         </interface>
 
         """
 
     /// The XML for `object`; a node lists the names of the nodes below it.
     static func xml(for object: SecretObject) -> String {
-        var body: String
+        let children: [String]
         switch object {
-        case .service: body = header + service
-        case .collection: body = header + collection
-        case .item: body = header + item
-        case .session: body = header + session
-        case .prompt: body = header + prompt
-        case .node(let children): body = header + children.map { " <node name=\"\($0)\"/>\n" }.joined()
-        case .unknown: body = header
+        case .service: children = ["collection", "aliases"]
+        case .node(let names): children = names
+        default: children = []
         }
-        return body + "</node>\n"
+        let interfaces =
+            object == .unknown ? SecretService.common : SecretService.common + SecretService.interfaces(of: object)
+        return doctype + "<node>\n" + interfaces.map(xml).joined()
+            + children.map { " <node name=\"\($0)\"/>\n" }.joined()
+            + "</node>\n"
+    }
+
+    private static func xml(_ interface: BusInterface) -> String {
+        var text = " <interface name=\"\(interface.name)\">\n"
+        for method in interface.methods {
+            let arguments =
+                method.input.map { argument($0, direction: "in") }
+                + method.output.map { argument($0, direction: "out") }
+            text += element("method", method.name, arguments)
+        }
+        for property in interface.properties {
+            text +=
+                "  <property name=\"\(property.name)\" type=\"\(property.type)\" "
+                + "access=\"\(property.writable ? "readwrite" : "read")\"/>\n"
+        }
+        for signal in interface.signals {
+            text += element("signal", signal.name, signal.arguments.map { argument($0, direction: nil) })
+        }
+        return text + " </interface>\n"
+    }
+
+    private static func element(_ kind: String, _ name: String, _ arguments: [String]) -> String {
+        guard !arguments.isEmpty else { return "  <\(kind) name=\"\(name)\"/>\n" }
+        return "  <\(kind) name=\"\(name)\">\n" + arguments.map { "   " + $0 + "\n" }.joined() + "  </\(kind)>\n"
+    }
+
+    private static func argument(_ argument: BusInterface.Argument, direction: String?) -> String {
+        "<arg" + (argument.name.map { " name=\"\($0)\"" } ?? "") + " type=\"\(argument.type)\""
+            + (direction.map { " direction=\"\($0)\"" } ?? "") + "/>"
     }
 }

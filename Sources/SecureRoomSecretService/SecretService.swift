@@ -121,110 +121,91 @@ public final class SecretService {
         }
     }
 
+    /// Finds the method in the interface table (`SecretServiceInterfaces.swift`) and serves
+    /// it: the common interfaces (introspection, properties) of any object when named; then,
+    /// for an object that exists (a prompt: of this client), the interface of its kind.
     private func dispatch(_ call: BusMessage, _ connection: BusConnection) throws {
         let object = SecretObject(path: call.path)
-        let interface = call.interface
-        let member = call.member
-        switch interface {
-        case "org.freedesktop.DBus.Introspectable" where member == "Introspect":
-            guard object != .unknown else { throw BusFailure.noSuchObject("no object at \(call.path)") }
-            try connection.reply(to: call) { try $0.append(Introspection.xml(for: object)) }
-            return
-        case "org.freedesktop.DBus.Properties":
-            try properties(call, object, connection)
-            return
-        default: break
+        for interface in Self.common where call.interface == interface.name {
+            if let method = try interface.method(for: call) { return try method.serve(self, call, object, connection) }
         }
         switch object {
-        case .service: try serviceCall(call, connection)
-        case .collection: try collectionCall(call, connection)
-        case let .item(id): try itemCall(call, id: id, connection)
-        case let .session(path):
-            guard member == "Close", interface.isEmpty || interface == "org.freedesktop.Secret.Session" else {
-                throw unknown(call)
-            }
-            _ = try session(path, for: call)
-            sessions[path] = nil
-            try connection.reply(to: call) { _ in }
-        case let .prompt(path): try promptCall(call, path: path, connection)
         case .node, .unknown: throw BusFailure.noSuchObject("no object at \(call.path)")
+        case .prompt(let path):
+            guard prompts[path]?.owner == call.sender else {
+                throw BusFailure.noSuchObject("no prompt \(path) for this client")
+            }
+        default: break
         }
-    }
-
-    private func unknown(_ call: BusMessage) -> BusFailure {
-        .unknownMethod(
+        for interface in Self.interfaces(of: object) {
+            if let method = try interface.method(for: call) { return try method.serve(self, call, object, connection) }
+        }
+        throw BusFailure.unknownMethod(
             "no method \(call.interface.isEmpty ? "" : call.interface + ".")\(call.member) with signature "
-                + "(\(call.signature)) at \(call.path)"
-        )
+                + "(\(call.signature)) at \(call.path)")
     }
 
-    /// Checks that `call` is `member` of `interface` (or names no interface) with `signature`.
-    private func matches(_ call: BusMessage, _ interface: String, _ member: String, _ signature: String) throws -> Bool
-    {
-        guard call.member == member, call.interface.isEmpty || call.interface == interface else { return false }
-        guard call.has(signature: signature) else {
-            throw BusFailure.invalidArguments("\(member) takes (\(signature)), not (\(call.signature))")
-        }
-        return true
+    // MARK: org.freedesktop.DBus.Introspectable
+
+    func introspect(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        guard object != .unknown else { throw BusFailure.noSuchObject("no object at \(call.path)") }
+        try connection.reply(to: call) { try $0.append(Introspection.xml(for: object)) }
     }
 
     // MARK: org.freedesktop.Secret.Service
 
-    private func serviceCall(_ call: BusMessage, _ connection: BusConnection) throws {
-        let interface = "org.freedesktop.Secret.Service"
-        if try matches(call, interface, "OpenSession", "sv") {
-            try openSession(call, connection)
-        } else if try matches(call, interface, "SearchItems", "a{ss}") {
-            let found = try search(call.readStringDictionary())
-            try connection.reply(to: call) {
-                try $0.append(paths: found)
-                try $0.append(paths: [])
-            }
-        } else if try matches(call, interface, "GetSecrets", "aoo") {
-            try getSecrets(call, connection)
-        } else if try matches(call, interface, "Unlock", "ao") {
-            try unlock(call, connection)
-        } else if try matches(call, interface, "Lock", "ao") {
-            let objects = try ourPaths(call.readPaths())
-            _ = try? currentStore()  // an unlock since the last request is told first
-            try vault.lock()
-            noteLockState(locked: true)
-            log("locked at the request of \(call.sender)")
-            try connection.reply(to: call) {
-                try $0.append(paths: objects)
-                try $0.append("/", as: "o")
-            }
-        } else if try matches(call, interface, "ReadAlias", "s") {
-            let alias = try call.readString()
-            try connection.reply(to: call) {
-                try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o")
-            }
-        } else if try matches(call, interface, "SetAlias", "so") {
-            let (alias, path) = (try call.readString(), try call.readString("o"))
-            guard SecretObject.aliases.contains(alias), SecretObject(path: path) == .collection else {
-                throw BusFailure.notSupported(
-                    "the aliases are fixed: \(SecretObject.aliases.joined(separator: " and ")) name the SecureRoom "
-                        + "vault"
-                )
-            }
-            try connection.reply(to: call) { _ in }
-        } else if try matches(call, interface, "CreateCollection", "a{sv}s") {
-            try call.readPropertyDictionary { _ in false }
-            let alias = try call.readString()
-            guard SecretObject.aliases.contains(alias) else {
-                throw BusFailure.notSupported(
-                    "this provider has one collection, the SecureRoom vault (alias \"default\"); it makes no others")
-            }
-            try connection.reply(to: call) {
-                try $0.append(SecretObject.collectionPath, as: "o")
-                try $0.append("/", as: "o")
-            }
-        } else {
-            throw unknown(call)
+    func searchItems(_ call: BusMessage, _ connection: BusConnection, split: Bool) throws {
+        let found = try search(call.readStringDictionary())
+        // The service answers unlocked and locked items apart (the vault has no locked
+        // ones while it can be searched); the collection in one list.
+        try connection.reply(to: call) {
+            try $0.append(paths: found)
+            if split { try $0.append(paths: []) }
         }
     }
 
-    private func openSession(_ call: BusMessage, _ connection: BusConnection) throws {
+    func lock(_ call: BusMessage, _ connection: BusConnection) throws {
+        let objects = try ourPaths(call.readPaths())
+        _ = try? currentStore()  // an unlock since the last request is told first
+        try vault.lock()
+        noteLockState(locked: true)
+        log("locked at the request of \(call.sender)")
+        try connection.reply(to: call) {
+            try $0.append(paths: objects)
+            try $0.append("/", as: "o")
+        }
+    }
+
+    func readAlias(_ call: BusMessage, _ connection: BusConnection) throws {
+        let alias = try call.readString()
+        try connection.reply(to: call) {
+            try $0.append(SecretObject.aliases.contains(alias) ? SecretObject.collectionPath : "/", as: "o")
+        }
+    }
+
+    func setAlias(_ call: BusMessage, _ connection: BusConnection) throws {
+        let (alias, path) = (try call.readString(), try call.readString("o"))
+        guard SecretObject.aliases.contains(alias), SecretObject(path: path) == .collection else {
+            throw BusFailure.notSupported(
+                "the aliases are fixed: \(SecretObject.aliases.joined(separator: " and ")) name the SecureRoom vault")
+        }
+        try connection.reply(to: call) { _ in }
+    }
+
+    func createCollection(_ call: BusMessage, _ connection: BusConnection) throws {
+        try call.readPropertyDictionary { _ in false }
+        let alias = try call.readString()
+        guard SecretObject.aliases.contains(alias) else {
+            throw BusFailure.notSupported(
+                "this provider has one collection, the SecureRoom vault (alias \"default\"); it makes no others")
+        }
+        try connection.reply(to: call) {
+            try $0.append(SecretObject.collectionPath, as: "o")
+            try $0.append("/", as: "o")
+        }
+    }
+
+    func openSession(_ call: BusMessage, _ connection: BusConnection) throws {
         let name = try call.readString()
         guard let algorithm = TransferSession.Algorithm(rawValue: name) else {
             throw BusFailure.notSupported(
@@ -295,7 +276,7 @@ public final class SecretService {
         try unlockedStore().search(attributes).sorted { $0.modified > $1.modified }.map { SecretObject.itemPath($0.id) }
     }
 
-    private func getSecrets(_ call: BusMessage, _ connection: BusConnection) throws {
+    func getSecrets(_ call: BusMessage, _ connection: BusConnection) throws {
         let paths = try ourPaths(call.readPaths())
         let sessionPath = try call.readString("o")
         let session = try session(sessionPath, for: call)
@@ -346,7 +327,7 @@ public final class SecretService {
         }
     }
 
-    private func unlock(_ call: BusMessage, _ connection: BusConnection) throws {
+    func unlock(_ call: BusMessage, _ connection: BusConnection) throws {
         // Only objects of this provider are answered for, each once.
         let objects = try ourPaths(call.readPaths()).filter {
             switch SecretObject(path: $0) {
@@ -379,21 +360,7 @@ public final class SecretService {
 
     // MARK: org.freedesktop.Secret.Collection
 
-    private func collectionCall(_ call: BusMessage, _ connection: BusConnection) throws {
-        let interface = "org.freedesktop.Secret.Collection"
-        if try matches(call, interface, "SearchItems", "a{ss}") {
-            let found = try search(call.readStringDictionary())
-            try connection.reply(to: call) { try $0.append(paths: found) }
-        } else if try matches(call, interface, "CreateItem", "a{sv}(oayays)b") {
-            try createItem(call, connection)
-        } else if try matches(call, interface, "Delete", "") {
-            throw BusFailure.notSupported("the SecureRoom vault is not deleted through the Secret Service")
-        } else {
-            throw unknown(call)
-        }
-    }
-
-    private func createItem(_ call: BusMessage, _ connection: BusConnection) throws {
+    func createItem(_ call: BusMessage, _ connection: BusConnection) throws {
         var label = ""
         var attributes: [String: String] = [:]
         try call.readPropertyDictionary { key in
@@ -451,51 +418,69 @@ public final class SecretService {
 
     // MARK: org.freedesktop.Secret.Item
 
-    private func itemCall(_ call: BusMessage, id: [UInt8], _ connection: BusConnection) throws {
-        let interface = "org.freedesktop.Secret.Item"
-        if try matches(call, interface, "GetSecret", "o") {
-            let sessionPath = try call.readString("o")
-            let session = try session(sessionPath, for: call)
-            let secret = try unlockedStore().secret(id: id)
-            try connection.reply(to: call) { try append(secret, in: session, path: sessionPath, to: $0) }
-        } else if try matches(call, interface, "SetSecret", "(oayays)") {
-            let (value, contentType) = try readSecret(call)
-            try unlockedStore().update(id: id, value: (value, contentType))
-            try connection.reply(to: call) { _ in }
-            itemSignal("ItemChanged", call.path)
-        } else if try matches(call, interface, "Delete", "") {
-            try unlockedStore().remove(id: id)
-            try connection.reply(to: call) { try $0.append("/", as: "o") }
-            itemSignal("ItemDeleted", call.path)
-        } else {
-            throw unknown(call)
-        }
+    /// The secret `object` names (the table reaches these for items only).
+    private func itemID(_ object: SecretObject) throws -> [UInt8] {
+        guard case .item(let id) = object else { throw BusFailure.noSuchObject("not a secret") }
+        return id
+    }
+
+    func getSecret(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let sessionPath = try call.readString("o")
+        let session = try session(sessionPath, for: call)
+        let secret = try unlockedStore().secret(id: try itemID(object))
+        try connection.reply(to: call) { try append(secret, in: session, path: sessionPath, to: $0) }
+    }
+
+    func setSecret(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let (value, contentType) = try readSecret(call)
+        try unlockedStore().update(id: try itemID(object), value: (value, contentType))
+        try connection.reply(to: call) { _ in }
+        itemSignal("ItemChanged", call.path)
+    }
+
+    func deleteItem(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        try unlockedStore().remove(id: try itemID(object))
+        try connection.reply(to: call) { try $0.append("/", as: "o") }
+        itemSignal("ItemDeleted", call.path)
+    }
+
+    // MARK: org.freedesktop.Secret.Session
+
+    func closeSession(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        guard case .session(let path) = object else { throw BusFailure.noSuchObject("not a session") }
+        _ = try session(path, for: call)
+        sessions[path] = nil
+        try connection.reply(to: call) { _ in }
     }
 
     // MARK: org.freedesktop.Secret.Prompt
 
-    private func promptCall(_ call: BusMessage, path: String, _ connection: BusConnection) throws {
-        guard let prompt = prompts[path], prompt.owner == call.sender else {
-            throw BusFailure.noSuchObject("no prompt \(path) for this client")
+    /// The prompt `object` names, of this client (dispatch checked that already).
+    private func ownPrompt(_ object: SecretObject, _ call: BusMessage) throws -> UnlockPrompt {
+        guard case .prompt(let path) = object, let prompt = prompts[path], prompt.owner == call.sender else {
+            throw BusFailure.noSuchObject("no prompt \(call.path) for this client")
         }
-        let interface = "org.freedesktop.Secret.Prompt"
-        if try matches(call, interface, "Prompt", "s") {
-            guard prompt.start(until: Deadline(millisecondsFromNow: promptTimeoutMilliseconds)) else {
-                throw BusFailure.failed("this prompt is already showing")
-            }
-            try connection.reply(to: call) { _ in }
-            let advice = "run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)"
-            log("vault locked: " + advice)
-            if lastNotice?.hasPassed ?? true {
-                lastNotice = Deadline(millisecondsFromNow: promptTimeoutMilliseconds)
-                notify("An application asks for your secrets. To unlock the SecureRoom vault, " + advice + ".")
-            }
-        } else if try matches(call, interface, "Dismiss", "") {
-            try connection.reply(to: call) { _ in }
-            complete(prompt, unlocked: false)
-        } else {
-            throw unknown(call)
+        return prompt
+    }
+
+    func showPrompt(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let prompt = try ownPrompt(object, call)
+        guard prompt.start(until: Deadline(millisecondsFromNow: promptTimeoutMilliseconds)) else {
+            throw BusFailure.failed("this prompt is already showing")
         }
+        try connection.reply(to: call) { _ in }
+        let advice = "run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)"
+        log("vault locked: " + advice)
+        if lastNotice?.hasPassed ?? true {
+            lastNotice = Deadline(millisecondsFromNow: promptTimeoutMilliseconds)
+            notify("An application asks for your secrets. To unlock the SecureRoom vault, " + advice + ".")
+        }
+    }
+
+    func dismissPrompt(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let prompt = try ownPrompt(object, call)
+        try connection.reply(to: call) { _ in }
+        complete(prompt, unlocked: false)
     }
 
     /// Shows `text` as a desktop notification, if a notification service is on the bus
@@ -570,46 +555,46 @@ public final class SecretService {
 
     // MARK: org.freedesktop.DBus.Properties
 
-    private func properties(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
-        let properties = ObjectProperties(object: object, path: vault.path) { [unowned self] in try currentStore() }
-        let interface = "org.freedesktop.DBus.Properties"
-        if try matches(call, interface, "Get", "ss") {
-            let (_, name) = (try call.readString(), try call.readString())
-            let values = try properties.values()
-            guard let value = values.first(where: { $0.name == name }) else {
-                throw BusFailure.unknownProperty("no property \(name) at \(call.path)")
-            }
-            try connection.reply(to: call) { try value.append(to: $0) }
-        } else if try matches(call, interface, "GetAll", "s") {
-            let requested = try call.readString()
-            let values = requested.isEmpty || requested == properties.interface ? try properties.values() : []
-            try connection.reply(to: call) { reply in
-                try reply.container("a", "{sv}") {
-                    for value in values {
-                        try reply.container("e", "sv") {
-                            try reply.append(value.name)
-                            try value.append(to: reply)
-                        }
+    private func properties(of object: SecretObject) -> ObjectProperties {
+        ObjectProperties(object: object, path: vault.path) { [unowned self] in try currentStore() }
+    }
+
+    func getProperty(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let (_, name) = (try call.readString(), try call.readString())
+        let values = try properties(of: object).values()
+        guard let value = values.first(where: { $0.name == name }) else {
+            throw BusFailure.unknownProperty("no property \(name) at \(call.path)")
+        }
+        try connection.reply(to: call) { try value.append(to: $0) }
+    }
+
+    func getAllProperties(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let requested = try call.readString()
+        let properties = properties(of: object)
+        let values = requested.isEmpty || requested == properties.interface ? try properties.values() : []
+        try connection.reply(to: call) { reply in
+            try reply.container("a", "{sv}") {
+                for value in values {
+                    try reply.container("e", "sv") {
+                        try reply.append(value.name)
+                        try value.append(to: reply)
                     }
                 }
             }
-        } else if try matches(call, interface, "Set", "ssv") {
-            let (_, name) = (try call.readString(), try call.readString())
-            guard case let .item(id) = object else {
-                throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
-            }
-            switch name {
-            case "Label":
-                try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
-            case "Attributes":
-                try unlockedStore().update(
-                    id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
-            default: throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
-            }
-            try connection.reply(to: call) { _ in }
-            itemSignal("ItemChanged", call.path)
-        } else {
-            throw unknown(call)
         }
+    }
+
+    func setProperty(_ call: BusMessage, _ object: SecretObject, _ connection: BusConnection) throws {
+        let (_, name) = (try call.readString(), try call.readString())
+        guard case let .item(id) = object else { throw BusFailure.readOnly("\(name) cannot be set at \(call.path)") }
+        switch name {
+        case "Label": try unlockedStore().update(id: id, label: try readVariant(call, "s") { try call.readString() })
+        case "Attributes":
+            try unlockedStore().update(
+                id: id, attributes: try readVariant(call, "a{ss}") { try call.readStringDictionary() })
+        default: throw BusFailure.readOnly("\(name) cannot be set at \(call.path)")
+        }
+        try connection.reply(to: call) { _ in }
+        itemSignal("ItemChanged", call.path)
     }
 }
