@@ -1,26 +1,10 @@
 import SecureRoomCore
 
-/// The keys a vault derives from its data key (DEK), and the sealing of one secret
-/// (docs/FORMAT.md §9):
-///
-///     seal key      = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-seal", 32)
-///     title key     = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-title", 32)
-///     attribute key = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-attribute", 32)
-///     key check     = HKDF-SHA256(DEK, salt = vault id, info = "secureroom/1 vault-check", 32)
-///     title mac     = HMAC-SHA256(title key, title)                 (the row's identity)
-///     attribute mac = HMAC-SHA256(attribute key, u32 len || name || u32 len || value)
-///     sealed        = ChaCha20-Poly1305(seal key, random nonce, plaintext,
-///                       ad = "secureroom/1 vault-secret" || vault id || title mac)
-///     plaintext 1   = 01 || created (i64 BE) || modified (i64 BE) || u32 len || title || value
-///     plaintext 2   = 02 || created || modified || u32 len || title || u32 len || label
-///                     || u32 len || content type || u32 count
-///                     || count × (u32 len || name || u32 len || value), names ascending
-///                     || value
-///
-/// Titles, labels and attributes are never stored in clear; the associated data ties each
-/// blob to its row and its vault, so a blob moved to another row or another vault does not
-/// open. Layout 1 is written for a secret with nothing of layout 2 (label = title, no
-/// attributes, text/plain), layout 2 for the others; both are read.
+/// The keys a vault derives from its data key (DEK) — seal, title, attribute and key-check
+/// keys — and the sealing of one secret in plaintext layout 1 or 2, exactly as
+/// docs/FORMAT.md §9 specifies them (the derivations, the associated data and both layouts
+/// are there, with vectors in §9.1–9.2). Titles, labels and attributes are never stored in
+/// clear; the associated data ties each blob to its row and its vault.
 struct VaultCipher {
     private let sealKey: SecretBytes
     private let titleKey: SecretBytes
