@@ -23,47 +23,21 @@ public final class SoftwareTPM {
         var template = Array("/tmp/secureroom-swtpm.XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw Sandbox.SandboxFailure(message: "mkdtemp for swtpm failed") }
         directory = String(cString: made)
-        var lastError = ""
-        var started: (pid: Int32, port: Int)?
-        for _ in 0..<20 where started == nil {
-            // Below the kernel's ephemeral range (32768 on), where no client connection
-            // left in TIME_WAIT can hold the port; a pair that is taken is skipped.
-            let candidate = Int.random(in: 10_000...32_766) & ~1
-            // The daemon must not keep runProgram's pipes (or any other inherited
-            // descriptor) open, or reading them would never end: its output goes to a log.
-            let command =
-                "swtpm socket --tpm2 --tpmstate dir=\(directory)"
-                + " --server type=tcp,port=\(candidate),bindaddr=127.0.0.1"
-                + " --ctrl type=tcp,port=\(candidate + 1),bindaddr=127.0.0.1"
-                + " --flags not-need-init,startup-clear --daemon --pid file=\(directory)/pid"
-                + " --log file=\(directory)/log"
-            let detach =
-                #"for fd in /proc/$$/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done 2>/dev/null; "#
-                + #"exec "$0" "$@" </dev/null >/dev/null 2>>"$LOG""#
-            let result = try runProgram(
-                "/bin/bash", ["-c", detach] + command.split(separator: " ").map(String.init),
-                environment: ["LOG": "\(directory)/stderr"])
-            lastError = (try? String(contentsOfFile: "\(directory)/stderr", encoding: .utf8)) ?? result.errorOutput
-            if result.status == 0, let text = try? String(contentsOfFile: "\(directory)/pid", encoding: .utf8),
-                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            {
-                started = (pid, candidate)
-            }
-        }
-        guard let started else {
+        // The one launcher (scripts/lib/swtpm.sh): a free port pair, a daemon that keeps
+        // none of our descriptors, the dictionary-attack parameters set.
+        let script = #"source "$0" && swtpm_start "$1" "$2" "$3" 1000 && echo "${TPM_TCTI##*port=}""#
+        let result = try runProgram(
+            "/bin/bash",
+            ["-c", script, Artifacts.root + "/scripts/lib/swtpm.sh", directory, String(maxTries), String(recoverySeconds)])
+        guard result.status == 0, let started = Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)),
+            let text = try? String(contentsOfFile: "\(directory)/pid", encoding: .utf8),
+            let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             try? FileManager.default.removeItem(atPath: directory)
-            throw Sandbox.SandboxFailure(message: "swtpm did not start: \(lastError)")
+            throw Sandbox.SandboxFailure(message: "swtpm did not start: \(result.output)\(result.errorOutput)")
         }
-        pid = started.pid
-        port = started.port
-        try waitUntilListening()
-        let limits = try tool([
-            "tpm2_dictionarylockout", "--setup-parameters", "--max-tries=\(maxTries)",
-            "--recovery-time=\(recoverySeconds)", "--lockout-recovery-time=1000",
-        ])
-        guard limits.status == 0 else {
-            throw Sandbox.SandboxFailure(message: "tpm2_dictionarylockout: \(limits.errorOutput)")
-        }
+        self.pid = pid
+        port = started
     }
 
     deinit { stop() }
@@ -84,25 +58,6 @@ public final class SoftwareTPM {
     public func kill9() {
         if let pid { kill(pid, SIGKILL) }
         pid = nil
-    }
-
-    private func waitUntilListening() throws {
-        for _ in 0..<100 {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            close(socket)
-            if connected == 0 { return }
-            usleep(20_000)
-        }
-        throw Sandbox.SandboxFailure(message: "swtpm on port \(port) does not accept connections")
     }
 
     /// Runs a tpm2-tools command against this TPM.
