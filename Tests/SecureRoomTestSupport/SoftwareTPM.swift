@@ -28,7 +28,10 @@ public final class SoftwareTPM {
         let script = #"source "$0" && swtpm_start "$1" "$2" "$3" 1000 && echo "${TPM_TCTI##*port=}""#
         let result = try runProgram(
             "/bin/bash",
-            ["-c", script, Artifacts.root + "/scripts/lib/swtpm.sh", directory, String(maxTries), String(recoverySeconds)])
+            [
+                "-c", script, Artifacts.root + "/scripts/lib/swtpm.sh", directory, String(maxTries),
+                String(recoverySeconds),
+            ])
         guard result.status == 0, let started = Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)),
             let text = try? String(contentsOfFile: "\(directory)/pid", encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
