@@ -11,7 +11,8 @@ import SecureRoomToolSupport
 /// What it does, in this order, and nothing else (docs/SECURITY.md §3):
 /// 0. before Swift starts (startup.c): empty environment, /dev/null on closed 0-2, no
 ///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
-///    then no runtime crash handler (CrashHandlers);
+///    then no runtime crash handler (CrashHandlers), and an alarm that ends it after
+///    `HelperProtocol.lifetimeSeconds` whatever the caller does;
 /// 1. the request is exactly `verify`, `change`, `setup-vault`, `replace-vault`, `enrol`,
 ///    `enrol-replace` or `vault-state`, and USER;
 /// 2. the caller is not root (root reads the state itself);
@@ -30,6 +31,10 @@ enum HelperMain {
     static func run(arguments: [String]) -> HelperProtocol.ExitStatus {
         CrashHandlers.restoreDefaults()
         signal(SIGPIPE, SIG_IGN)
+        // A last bound on its life: SIGALRM's default action ends it (an ignored SIGALRM
+        // is inherited across exec, so the default is set first).
+        signal(SIGALRM, SIG_DFL)
+        alarm(HelperProtocol.lifetimeSeconds)
         SystemLog.open(identity: "secureroom-helper")
         let caller = getuid()
         var channelChecked = false

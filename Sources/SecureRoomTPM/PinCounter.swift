@@ -65,6 +65,7 @@ public struct PinCounter {
                         Esys_NV_DefineSpace(
                             esys, ESYS_TR_RH_OWNER, session, ESYS_TR_NONE, ESYS_TR_NONE, &auth, &info, &handle),
                         "Esys_NV_DefineSpace(PIN index)")
+                    conn.wipeAuth(of: handle)
                     conn.closeTR(handle, "PIN index")
                 }
             }
@@ -218,14 +219,24 @@ extension TPMConnection {
         return digest?.pointee.bytes ?? []
     }
 
+    /// Overwrites the authorization ESAPI keeps for `handle` with zeros (size 0).
+    /// `Esys_TR_SetAuth(handle, NULL)` only sets the size to 0, and `Esys_TR_Close` frees
+    /// the node without wiping it: a value set with the whole zeroed struct is copied over
+    /// the old bytes.
+    func wipeAuth(of handle: ESYS_TR) {
+        guard let esys = try? context() else { return }
+        var zero = TPM2B_AUTH()
+        _ = Esys_TR_SetAuth(esys, handle, &zero)
+    }
+
     /// Runs `body` with the owner hierarchy's authorization set to `ownerAuth` in ESAPI,
-    /// and cleared again after (so it does not linger in ESAPI's memory).
+    /// and wiped again after (so it does not linger in ESAPI's memory).
     func withOwner<T>(_ ownerAuth: [UInt8], _ body: () throws -> T) throws -> T {
         let esys = try context()
         var auth = try TPM2B_DIGEST(checking: ownerAuth, what: "owner auth")
         defer { TPM2BBytes.wipe(&auth) }
         try check(Esys_TR_SetAuth(esys, ESYS_TR_RH_OWNER, &auth), "Esys_TR_SetAuth(owner)")
-        defer { _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_OWNER, nil) }
+        defer { wipeAuth(of: ESYS_TR_RH_OWNER) }
         return try body()
     }
 
@@ -237,7 +248,10 @@ extension TPMConnection {
         try check(
             Esys_TR_FromTPMPublic(esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle),
             "Esys_TR_FromTPMPublic(NV index)")
-        defer { closeTR(handle, "NV index") }
+        defer {
+            wipeAuth(of: handle)
+            closeTR(handle, "NV index")
+        }
         return try body(handle)
     }
 }

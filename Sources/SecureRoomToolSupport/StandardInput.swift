@@ -23,15 +23,23 @@ enum StandardInput {
     /// never waits without end for a caller that went quiet (docs/SECURITY.md §3.1).
     static func nextByte(within limit: InputTimeLimit? = nil) throws -> UInt8? {
         var byte: UInt8 = 0
+        // With a limit, reads never block: a byte that another holder of the same pipe
+        // takes between poll and read must not leave this read waiting without end.
+        if limit != nil {
+            let flags = fcntl(STDIN_FILENO, F_GETFL)
+            if flags >= 0 && flags & O_NONBLOCK == 0 { _ = fcntl(STDIN_FILENO, F_SETFL, flags | O_NONBLOCK) }
+        }
         while true {
             if let limit {
                 var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
                 let ready = limit.deadline.hasPassed ? 0 : poll(&input, 1, limit.deadline.remainingMilliseconds)
                 if ready < 0 && errno == EINTR { continue }
                 if ready == 0 { throw PINEntry.Failure.timedOut(seconds: limit.seconds) }
+                if ready < 0 { return nil }
             }
             let count = Glibc.read(STDIN_FILENO, &byte, 1)
             if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && limit != nil { continue }
             return count == 1 ? byte : nil
         }
     }

@@ -12,12 +12,12 @@ final class LocalHostTests: XCTestCase {
             127.0.1.1\tsrbox.corp.example srbox   # the installer's line
             ::1\tlocalhost ip6-localhost ip6-loopback
             192.0.2.9\tsrbox.lab.example.net srbox-lab
-            """, resolver: "nameserver 192.0.2.53\nsearch Office.Example. other.example\n")
+            """)
 
     func testTheHostsOwnNamesInAnySpellingAreLocal() {
         XCTAssertEqual(host.shortName, "srbox")
-        XCTAssertEqual(host.qualifiedNames, ["srbox.corp.example", "srbox.office.example"])
-        for name in ["srbox", "SRBOX", "srbox.", "SrBox.Corp.Example", "srbox.corp.example.", "srbox.office.example"] {
+        XCTAssertEqual(host.qualifiedNames, ["srbox.corp.example"])
+        for name in ["srbox", "SRBOX", "srbox.", "SrBox.Corp.Example", "srbox.corp.example."] {
             XCTAssertTrue(host.isLocal(name), name)
         }
     }
@@ -34,7 +34,7 @@ final class LocalHostTests: XCTestCase {
     func testLookalikesAndOtherHostsAreRemote() {
         for name in [
             "srbox.evil.example", "SRBOX.attacker.net", "srbox.corp.example.evil.net", "srbox.corp",
-            "srbox.other.example",  // a second search entry is not the local domain
+            "srbox.office.example",  // a DHCP server's search domain is not this host's
             "srbox-lab", "srbox.lab.example.net",  // a line of /etc/hosts without this host's name
             "srboxx", "xsrbox", "srbox..", "srbox.corp.example..", " srbox", "srbox\tx",
             // IDN: punycode, UTF-8, a Cyrillic x
@@ -49,23 +49,24 @@ final class LocalHostTests: XCTestCase {
     /// Unicode case folding would turn U+212A KELVIN SIGN into "k": a name with any
     /// non-ASCII byte is remote, whatever it folds to.
     func testNoUnicodeCaseFoldingReachesTheHostsName() {
-        let desk = LocalHost(hostname: "desk", hosts: "", resolver: "")
+        let desk = LocalHost(hostname: "desk", hosts: "")
         XCTAssertTrue(desk.isLocal("DESK"))
         XCTAssertFalse(desk.isLocal("DES\u{212A}"))
         XCTAssertFalse(desk.isLocal("desk.example.org"), "no domain is known: only the bare name is local")
     }
 
-    func testTheDomainComesFromTheLastResolverLineAndAQualifiedHostname() {
-        let resolver = LocalHost(
-            hostname: "srbox", hosts: "", resolver: "search a.example b.example\ndomain Home.Example\n")
-        XCTAssertEqual(resolver.qualifiedNames, ["srbox.home.example"])
-        let qualified = LocalHost(hostname: "srbox.corp.example", hosts: "", resolver: "")
+    /// The domain comes from a qualified host name and /etc/hosts only; "." alone (the DNS
+    /// root) is remote, only an empty PAM_RHOST is local.
+    func testTheDomainComesFromTheHostNameAndHostsOnly() {
+        let qualified = LocalHost(hostname: "srbox.corp.example", hosts: "")
         XCTAssertEqual(qualified.shortName, "srbox")
         XCTAssertTrue(qualified.isLocal("srbox"))
         XCTAssertTrue(qualified.isLocal("SRBOX.CORP.EXAMPLE"))
         XCTAssertFalse(qualified.isLocal("srbox.example"))
-        let unknown = LocalHost(
-            hostname: "", hosts: "127.0.1.1 srbox.corp.example srbox", resolver: "domain corp.example")
+        XCTAssertTrue(qualified.isLocal(""))
+        XCTAssertFalse(qualified.isLocal("."), "the DNS root names no host")
+        XCTAssertFalse(qualified.isLocal(".."))
+        let unknown = LocalHost(hostname: "", hosts: "127.0.1.1 srbox.corp.example srbox")
         XCTAssertFalse(unknown.isLocal("srbox.corp.example"), "without a host name only loopback is local")
         XCTAssertTrue(unknown.isLocal("localhost"))
     }

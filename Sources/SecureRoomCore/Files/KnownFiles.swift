@@ -2,10 +2,13 @@ import Glibc
 
 /// What a `ProtectedDirectory` read or wrote, by name, with the identity of the file the
 /// bytes came from: a later read of the same, unchanged file costs one `fstatat` and no
-/// open (docs/DESIGN.md §9). A record is only ever replaced by rename (a new inode) or,
-/// by hand, rewritten in place (new times, maybe size), so a file whose device, inode,
-/// size, modification and change times, owner, mode and link count are all the same is
-/// the file that was read; the same fields are what the read's security checks look at.
+/// open (docs/DESIGN.md §9). The file is held open while it is remembered, so its inode
+/// cannot be freed and its number given to another file (ext4 reuses a freed number at
+/// once, and its times move only once per clock tick): a name whose device and inode are
+/// still those of the held file names that very file. A record is only ever replaced by
+/// rename (a new inode) or, by hand, rewritten in place (new times, maybe size), so size,
+/// modification and change times, owner, mode and link count equal too mean the bytes
+/// are current; the same fields are what the read's security checks look at.
 /// Lives as long as its directory object: one PAM call, one command. Locked, since a
 /// store may be used from more than one thread.
 final class KnownFiles {
@@ -34,11 +37,14 @@ final class KnownFiles {
         }
     }
 
-    private var files: [String: (identity: Identity, bytes: [UInt8])] = [:]
-    private var mutex = pthread_mutex_t()
+    private var files: [String: (identity: Identity, bytes: [UInt8], file: FileDescriptor)] = [:]
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
 
-    init() { pthread_mutex_init(&mutex, nil) }
-    deinit { pthread_mutex_destroy(&mutex) }
+    init() { pthread_mutex_init(mutex, nil) }
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     /// The bytes last read or written as `name`, if the file in `directory` is still that
     /// one, has none of the mode bits `refused` and at most `limit` bytes; nil otherwise
@@ -54,18 +60,20 @@ final class KnownFiles {
         return known.bytes
     }
 
-    /// Remembers `bytes` as the contents of the file `info` describes, now named `name`;
-    /// a file with no link (already replaced) is not remembered.
-    func remember(_ bytes: [UInt8], of info: stat, as name: String) {
-        locked { files[name] = info.st_nlink == 1 ? (Identity(info), bytes) : nil }
+    /// Remembers `bytes` as the contents of `file` (held open from now on), which `info`
+    /// describes, now named `name`; a file with no link (already replaced) or whose size is
+    /// not the bytes' (changed while it was read) is not remembered.
+    func remember(_ bytes: [UInt8], of file: FileDescriptor, _ info: stat, as name: String) {
+        let usable = info.st_nlink == 1 && Int(info.st_size) == bytes.count
+        locked { files[name] = usable ? (Identity(info), bytes, file) : nil }
     }
 
     /// Forgets `name` (removed or renamed away).
     func forget(_ name: String) { locked { files[name] = nil } }
 
     private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return body()
     }
 }

@@ -124,7 +124,7 @@ public final class ProtectedDirectory {
         let bytes = try file.readAll(limit: limit)
         // What fstat said before the read is what the bytes are, unless a writer changed
         // the file in place meanwhile: then the times differ next time, and it is read anew.
-        known.remember(bytes, of: info, as: name)
+        known.remember(bytes, of: file, info, as: name)
         return bytes
     }
 
@@ -163,7 +163,7 @@ public final class ProtectedDirectory {
             throw error
         }
         // The new file, as it now is (the rename changed its ctime): read back without an open.
-        if let info = try? file.status() { known.remember(contents, of: info, as: name) }
+        if let info = try? file.status() { known.remember(contents, of: file, info, as: name) }
         try descriptor.synchronize()
     }
 

@@ -28,6 +28,11 @@ public enum HelperProtocol {
     /// minute for a person at the caller's prompt, then it replies `refused` and exits
     /// (nothing counted), so a caller that goes quiet never keeps a setuid process.
     public static let pinAnswerSeconds = 60
+    /// The longest the helper lives, whatever its caller does (a full pipe it writes to,
+    /// a stopped reader): at this alarm the kernel ends it (SIGALRM's default action).
+    /// Longer than any request can take: a password conversation of a few answers of
+    /// `HelperConversation.answerSeconds` each, the PIN, argon2, the reply.
+    public static let lifetimeSeconds: UInt32 = 600
     /// The longest reply line a caller reads.
     public static let maximumReplyLength = 512
 

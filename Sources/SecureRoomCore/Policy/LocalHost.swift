@@ -15,21 +15,21 @@ import Glibc
 /// would turn into this name's, such as U+212A KELVIN SIGN into `k`); and numeric forms
 /// that only `inet_aton` reads (`127.1`, `0x7f.0.0.1`, `2130706433`).
 ///
-/// This host's own domain comes from local files only, never from DNS (a PAM module
-/// must not wait on the network): the domain part of `gethostname`, the names that
-/// `/etc/hosts` lists on a line with the host name (Debian's installer writes
-/// `127.0.1.1 srbox.example.org srbox`), and the resolver's local domain (the last
-/// `domain` or `search` line of `/etc/resolv.conf`; of `search`, the first entry, as
-/// glibc takes it).
+/// This host's own domain comes from what the administrator wrote, never from DNS (a PAM
+/// module must not wait on the network) nor from the resolver's configuration (a DHCP
+/// server sets its `search` and `domain` lines: a rogue one would make its own domain
+/// local): the domain part of `gethostname`, and the names that `/etc/hosts` lists on a
+/// line with the host name (Debian's installer writes `127.0.1.1 srbox.example.org srbox`).
+/// A lone "." (the DNS root) is not a name of this host; only an empty `PAM_RHOST` is.
 public struct LocalHost: Sendable {
     /// The host name without its domain, lowercased; empty if unknown.
     public let shortName: String
     /// This host's fully qualified names, lowercased, without a trailing dot.
     public let qualifiedNames: Set<String>
 
-    /// This host as `hostname` (from gethostname), `hosts` (the text of /etc/hosts) and
-    /// `resolver` (the text of /etc/resolv.conf) describe it.
-    public init(hostname: String, hosts: String, resolver: String) {
+    /// This host as `hostname` (from gethostname) and `hosts` (the text of /etc/hosts)
+    /// describe it.
+    public init(hostname: String, hosts: String) {
         let full = Self.asciiLowercased(hostname).flatMap(Self.withoutTrailingDot) ?? ""
         let short = String(full.prefix { $0 != "." })
         shortName = short
@@ -44,13 +44,12 @@ public struct LocalHost: Sendable {
             guard fields.contains(short) || fields.contains(full) else { continue }
             names.formUnion(fields.filter { $0.hasPrefix(short + ".") })
         }
-        if let domain = Self.resolverDomain(resolver) { names.insert(short + "." + domain) }
         qualifiedNames = names
     }
 
-    /// This machine, read from gethostname, /etc/hosts and /etc/resolv.conf.
+    /// This machine, read from gethostname and /etc/hosts.
     public static func system() -> LocalHost {
-        LocalHost(hostname: hostname(), hosts: contents(of: "/etc/hosts"), resolver: contents(of: "/etc/resolv.conf"))
+        LocalHost(hostname: hostname(), hosts: contents(of: "/etc/hosts"))
     }
 
     /// Whether `host` (a `PAM_RHOST` value) is this machine. The files are read only for
@@ -87,18 +86,6 @@ public struct LocalHost: Sendable {
         return isV6Loopback || isMappedV4Loopback
     }
 
-    /// The resolver's local domain: the last `domain` or `search` line wins; of `search`,
-    /// its first entry (resolv.conf(5)). Lowercased, without a trailing dot.
-    private static func resolverDomain(_ text: String) -> String? {
-        var domain: String?
-        for line in text.split(separator: "\n") {
-            let fields = line.prefix { $0 != "#" && $0 != ";" }.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.count >= 2, fields[0] == "domain" || fields[0] == "search" else { continue }
-            domain = asciiLowercased(String(fields[1])).flatMap(withoutTrailingDot)
-        }
-        return domain.flatMap { $0.isEmpty || $0 == "." ? nil : $0 }
-    }
-
     /// `text` with ASCII letters lowercased; nil if it has a byte outside printable ASCII.
     private static func asciiLowercased(_ text: String) -> String? {
         var bytes: [UInt8] = []
@@ -109,11 +96,12 @@ public struct LocalHost: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// `name` without one trailing dot (the root of the DNS tree), nil for ".." endings.
+    /// `name` without one trailing dot (the root of the DNS tree); nil for ".." endings
+    /// and for "." alone, which names no host.
     private static func withoutTrailingDot(_ name: String) -> String? {
         guard name.hasSuffix(".") else { return name }
         let trimmed = String(name.dropLast())
-        return trimmed.hasSuffix(".") ? nil : trimmed
+        return trimmed.isEmpty || trimmed.hasSuffix(".") ? nil : trimmed
     }
 
     private static func hostname() -> String {
