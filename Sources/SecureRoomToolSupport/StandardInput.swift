@@ -39,7 +39,15 @@ enum StandardInput {
             }
             let count = Glibc.read(STDIN_FILENO, &byte, 1)
             if count < 0 && errno == EINTR { continue }
-            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && limit != nil { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                // Non-blocking (set by an earlier read with a limit): with a limit, poll
+                // again; without one, wait for a byte as a blocking read would.
+                if limit == nil {
+                    var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                    if poll(&input, 1, -1) < 0 && errno != EINTR { return nil }
+                }
+                continue
+            }
             return count == 1 ? byte : nil
         }
     }
