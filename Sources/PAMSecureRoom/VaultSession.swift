@@ -94,14 +94,11 @@ struct VaultSession {
         guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(of: user) else { return false }
         let timeout = call.configuration.vaultTimeout
-        let sessions = SessionCounter(path: call.configuration.sessionDirectory)
-        let sessionBound = LocalPINAuthority.isAvailable || sessions.hasLiveSessions(of: user)
-        try keyring.store(vaultKey, timeout: timeout, sessionBound: sessionBound)
-        // Without root: if the last session ended between the look and the store, its
-        // close found no key to remove; the key it would have removed goes now.
-        if sessionBound && !LocalPINAuthority.isAvailable && !sessions.hasLiveSessions(of: user) {
-            try keyring.remove()
-            return false
+        if LocalPINAuthority.isAvailable {
+            try keyring.store(vaultKey, timeout: timeout, sessionBound: true)
+        } else {
+            let sessions = SessionCounter(path: call.configuration.sessionDirectory)
+            guard try keyring.storeFollowingSessions(vaultKey, timeout: timeout, in: sessions) else { return false }
         }
         call.pam.log(LOG_INFO, "vault unlocked for \(user) (\(DurationText.spoken(timeout)))")
         return true

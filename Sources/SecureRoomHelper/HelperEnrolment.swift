@@ -38,9 +38,7 @@ struct HelperEnrolment {
             )
             return .denied(reason)
         }
-        writeToCaller(HelperProtocol.readyLine)
-        let pin = try PINEntry.readLine(
-            format: configuration.format, within: InputTimeLimit(seconds: HelperProtocol.pinAnswerSeconds))
+        let pin = try PINEntry.readLine(format: configuration.format, within: announceReady())
         let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
         if let reason = policy.rejections(of: pin).first { throw SecureRoomError.pinRejected(reason.description) }
         let administration = PINAdministration(store: store)

@@ -81,11 +81,12 @@ struct HelperSession {
         return .success(.init(vaultKey: nil))
     }
 
-    /// Tells the caller to send the PIN(s) now; they must arrive within the returned limit.
-    private func announceReady() -> InputTimeLimit {
-        writeToCaller(HelperProtocol.readyLine)
-        return InputTimeLimit(seconds: HelperProtocol.pinAnswerSeconds)
-    }
+}
+
+/// Tells the caller to send the PIN(s) now; they must arrive within the returned limit.
+func announceReady() -> InputTimeLimit {
+    writeToCaller(HelperProtocol.readyLine)
+    return InputTimeLimit(seconds: HelperProtocol.pinAnswerSeconds)
 }
 
 /// Writes one protocol line to standard output (the caller's pipe or socket), with the

@@ -80,14 +80,10 @@ public struct PinCounter {
         var data = TPM2B_MAX_NV_BUFFER()
         let bytes = Self.bigEndian(count) + Self.bigEndian(limit)
         try TPM2BBytes.fill(&data, size: \.size, buffer: \.buffer, from: bytes, what: "PIN index data")
-        try conn.withNVIndex(index) { handle in
-            try conn.withStorageKey { srk in
-                try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
-                    try conn.check(
-                        Esys_NV_Write(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE, &data, 0),
-                        "Esys_NV_Write(PIN index)")
-                }
-            }
+        try withIndexSession { handle, session in
+            try conn.check(
+                Esys_NV_Write(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE, &data, 0),
+                "Esys_NV_Write(PIN index)")
         }
     }
 
@@ -101,24 +97,19 @@ public struct PinCounter {
         let conn = connection
         let esys = try conn.context()
         return try conn.withOwner(ownerAuth) {
-            try conn.withNVIndex(index) { handle in
-                try conn.withStorageKey { srk in
-                    try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
-                        var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
-                        try conn.check(
-                            Esys_NV_Read(
-                                esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE,
-                                Self.dataSize, 0, &data),
-                            "Esys_NV_Read(PIN index)")
-                        defer { TPM2BBytes.free(data) }
-                        let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
-                        guard bytes.count == Int(Self.dataSize) else {
-                            throw TPMError.tpm(
-                                ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_NV_Read(PIN index) output")
-                        }
-                        return (Self.number(bytes[0..<4]), Self.number(bytes[4..<8]))
-                    }
+            try withIndexSession { handle, session in
+                var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
+                try conn.check(
+                    Esys_NV_Read(
+                        esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
+                    "Esys_NV_Read(PIN index)")
+                defer { TPM2BBytes.free(data) }
+                let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
+                guard bytes.count == Int(Self.dataSize) else {
+                    throw TPMError.tpm(
+                        ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_NV_Read(PIN index) output")
                 }
+                return (Self.number(bytes[0..<4]), Self.number(bytes[4..<8]))
             }
         }
     }
@@ -128,14 +119,21 @@ public struct PinCounter {
         let conn = connection
         let esys = try conn.context()
         try conn.withOwner(ownerAuth) {
-            try conn.withNVIndex(index) { handle in
-                try conn.withStorageKey { srk in
-                    try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
-                        try conn.check(
-                            Esys_NV_UndefineSpace(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE),
-                            "Esys_NV_UndefineSpace(PIN index)")
-                    }
-                }
+            try withIndexSession { handle, session in
+                try conn.check(
+                    Esys_NV_UndefineSpace(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE),
+                    "Esys_NV_UndefineSpace(PIN index)")
+            }
+        }
+    }
+
+    /// Runs `body` with the index's handle and a salted HMAC session (for the owner's
+    /// authorization, set on the connection by the caller), both released after.
+    private func withIndexSession<T>(_ body: (_ index: ESYS_TR, _ session: ESYS_TR) throws -> T) throws -> T {
+        let conn = connection
+        return try conn.withNVIndex(index) { handle in
+            try conn.withStorageKey { srk in
+                try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { try body(handle, $0) }
             }
         }
     }

@@ -53,11 +53,8 @@ struct InitCommand: ParsableCommand {
             print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n")
             if replace { try moveAside(path) }
             _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
-            let sessions = SessionCounter(path: configuration.sessionDirectory)
-            let sessionBound = sessions.hasLiveSessions(of: user)
-            try keyring.store(vaultKey, timeout: configuration.vaultTimeout, sessionBound: sessionBound)
-            // The last session may have ended between the look and the store (see VaultSession).
-            if sessionBound && !sessions.hasLiveSessions(of: user) { try keyring.remove() }
+            try keyring.storeFollowingSessions(
+                vaultKey, timeout: configuration.vaultTimeout, in: SessionCounter(path: configuration.sessionDirectory))
             print("Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).")
         }
     }

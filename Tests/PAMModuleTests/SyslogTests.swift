@@ -48,17 +48,8 @@ final class SyslogTests: XCTestCase {
                 return "\(stamp) testhost \(afterDate)"
             }.joined(separator: "\n") + "\n"
         try text.write(toFile: file, atomically: true, encoding: .utf8)
-        // As installed: in a filter.d directory beside fail2ban's own common.conf.
-        let filters = harness.sandbox.root + "/filter.d"
-        try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
-        for (source, name) in [
-            (Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
-            ("/etc/fail2ban/filter.d/common.conf", "common.conf"),
-        ] {
-            try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
-        }
-        let result = try runProgram(
-            "/usr/bin/fail2ban-regex", ["--print-all-matched", file, filters + "/secureroom.conf"])
+        let filter = try installedFilter(in: harness.sandbox)
+        let result = try runProgram("/usr/bin/fail2ban-regex", ["--print-all-matched", file, filter])
         XCTAssertEqual(result.status, 0, result.errorOutput)
         // Remote: 3 wrong PINs, the repeat, two nopin=fail names and the lock: 7 of them.
         // The accepted PIN and the local wrong PIN (rhost=-) are not matched.
@@ -93,19 +84,12 @@ final class SyslogTests: XCTestCase {
         XCTAssertEqual(logged.status, 0, logged.output + logged.errorOutput)
         XCTAssertEqual(
             logged.output, "driver=\(PAMCode.authError)\n", "the wrong PIN is refused: \(logged.errorOutput)")
-        let filters = sandbox.root + "/filter.d"
-        try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
-        for (source, name) in [
-            (Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
-            ("/etc/fail2ban/filter.d/common.conf", "common.conf"),
-        ] {
-            try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
-        }
+        let filter = try installedFilter(in: sandbox)
         func regex(_ options: [String]) throws -> (matched: String, output: String) {
             let result = try runProgram(
                 "/usr/bin/fail2ban-regex",
                 options + [
-                    "--print-all-matched", "systemd-journal[journalpath=\(store)]", filters + "/secureroom.conf",
+                    "--print-all-matched", "systemd-journal[journalpath=\(store)]", filter,
                 ])
             XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
             return (String(result.output.split(separator: "\n").first { $0.hasPrefix("Lines: ") } ?? ""), result.output)
@@ -120,5 +104,19 @@ final class SyslogTests: XCTestCase {
         let facilityOnly = try regex(["--journalmatch", "SYSLOG_FACILITY=10"])
         XCTAssertTrue(facilityOnly.matched.contains(" 2 matched"), facilityOnly.output)
         XCTAssertTrue(facilityOnly.output.contains("198.51.100.66"), facilityOnly.output)
+    }
+
+    /// The shipped filter as installed, in a filter.d directory beside fail2ban's own
+    /// common.conf, under `sandbox`; its path.
+    private func installedFilter(in sandbox: Sandbox) throws -> String {
+        let filters = sandbox.root + "/filter.d"
+        try FileManager.default.createDirectory(atPath: filters, withIntermediateDirectories: true)
+        for (source, name) in [
+            (Artifacts.root + "/pam/fail2ban/secureroom.conf", "secureroom.conf"),
+            ("/etc/fail2ban/filter.d/common.conf", "common.conf"),
+        ] {
+            try FileManager.default.copyItem(atPath: source, toPath: filters + "/" + name)
+        }
+        return filters + "/secureroom.conf"
     }
 }

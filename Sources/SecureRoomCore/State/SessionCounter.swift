@@ -64,9 +64,7 @@ public struct SessionCounter {
         return Self.parse(bytes).filter(\.isAlive).count
     }
 
-    /// Whether `user` has a live session listed: a key stored now by a caller without root
-    /// (`secureroom-vault unlock`, a screen locker) is then bound to the sessions, and goes
-    /// with the last of them as a login's key does (docs/SECURITY.md §3.5).
+    /// Whether `user` has a live session listed (`VaultKeyring.storeFollowingSessions`).
     public func hasLiveSessions(of user: UserName) -> Bool { (liveSessions(of: user) ?? 0) > 0 }
 
     private func fileName(_ user: UserName) -> String { "\(user.rawValue).sessions" }

@@ -96,6 +96,22 @@ public struct VaultKeyring {
         }
     }
 
+    /// Puts `vaultKey` in the keyring for a caller that counts no session of its own (no
+    /// root: `secureroom-vault unlock` and `init`, a screen locker): bound to the user's
+    /// sessions in `sessions` when one is live now, else with only its timeout
+    /// (docs/SECURITY.md §3.5). A session that ended between the look and the store found
+    /// no key to remove; the key goes then. False if it went.
+    @discardableResult
+    public func storeFollowingSessions(_ vaultKey: SecretBytes, timeout: Int64, in sessions: SessionCounter) throws
+        -> Bool
+    {
+        let bound = sessions.hasLiveSessions(of: user)
+        try store(vaultKey, timeout: timeout, sessionBound: bound)
+        guard bound, !sessions.hasLiveSessions(of: user) else { return true }
+        try remove()
+        return false
+    }
+
     /// The unlocked vault key and the seconds it has left, or nil if the vault is locked.
     /// With `sessions` (the `sessions=` directory), a key a login session put there whose
     /// sessions have all ended (the last one died without closing) is removed, and the
