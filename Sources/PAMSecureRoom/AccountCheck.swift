@@ -9,7 +9,8 @@ import SecureRoomCore
 /// (PAM_IGNORE otherwise, without reading anything: the line the pam-auth-update profile
 /// adds). Otherwise: PAM_IGNORE for users without a PIN (and root without
 /// even_deny_root), PAM_SUCCESS when the PIN is usable now, PAM_MAXTRIES while it is
-/// delayed or disabled, PAM_AUTHINFO_UNAVAIL when the state cannot be trusted.
+/// delayed or disabled (without reading the records when `auth` accepted the PIN on this
+/// handle), PAM_AUTHINFO_UNAVAIL when the state cannot be trusted.
 /// It never denies an account that authenticated by other means: stack it with
 /// `[default=ignore success=ok]` or `optional` (see pam/). Without root it cannot read
 /// the tally (the helper only checks PINs) and returns PAM_IGNORE.
@@ -20,12 +21,13 @@ struct AccountCheck {
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
         if call.pam.hasFlag(.pinExpired) { return try replaceExpiredPIN() }
-        guard !call.configuration.onlyExpired, LocalPINAuthority.isAvailable,
-            !call.ignoresRemoteTransaction()
+        guard !call.configuration.onlyExpired, let store = call.store, !call.ignoresRemoteTransaction()
         else { return PAM_IGNORE }
+        // The PIN was accepted on this handle moments ago: it is usable; nothing to read.
+        if call.pam.hasFlag(.pinAccepted) { return PAM_SUCCESS }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid),
-            let status = try PINVerifier(store: call.store).status(of: user)
+            let status = try PINVerifier(store: store).status(of: user)
         else { return PAM_IGNORE }
         return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES
     }
@@ -38,7 +40,9 @@ extension AccountCheck {
     /// one used. Without a new PIN the login is refused (PAM_PERM_DENIED).
     func replaceExpiredPIN() throws -> Int32 {
         let (user, _) = try call.resolveUser()
-        guard let credential = try call.store.credential(for: user), credential.mustChange != nil else {
+        // Only the state itself marks a PIN as expired (`Authentication`): never without root.
+        guard let store = call.store, let credential = try store.credential(for: user), credential.mustChange != nil
+        else {
             call.pam.clearFlag(.pinExpired)
             return PAM_IGNORE
         }
@@ -62,7 +66,7 @@ extension AccountCheck {
                 code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
                 priority: LOG_NOTICE)
         }
-        try PINAdministration(store: call.store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
+        try PINAdministration(store: store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
         call.pam.clearFlag(.pinExpired)
         call.pam.drop(.expiredPINCheck)
         call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")

@@ -31,7 +31,7 @@ struct Authentication {
             return PAM_IGNORE
         }
         guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
-        if LocalPINAuthority.isAvailable {
+        if call.store != nil {
             // A session that died without closing is noticed here too (best effort: a
             // broken session list must not stop a login).
             do { try VaultSession(call: call).forgetEndedSessions(of: user) } catch {
@@ -77,7 +77,10 @@ struct Authentication {
             }
             if let erasure = success.vaultErased {
                 call.tell(Messages.vaultErased(erasure, user: user))
-                try PINAdministration(store: call.store).acknowledgeVaultErasure(erasure, for: user)
+                // Only the state itself reports an erasure: the helper's outcome never has one.
+                if let store = call.store {
+                    try PINAdministration(store: store).acknowledgeVaultErasure(erasure, for: user)
+                }
             }
             // `account` asks for the new PIN right after this (AccountCheck).
             if success.mustChange != nil, let typed {
@@ -110,10 +113,10 @@ struct Authentication {
             call.debug("lockout of \(user) not lifted: the PIN, not the password, authenticated")
             return
         }
-        guard LocalPINAuthority.isAvailable, let uid, !call.isExempt(uid),
-            let status = try PINVerifier(store: call.store).status(of: user), status.failures > 0
+        guard let store = call.store, let uid, !call.isExempt(uid),
+            let status = try PINVerifier(store: store).status(of: user), status.failures > 0
         else { return }
-        try PINAdministration(store: call.store).resetLockout(for: user)
+        try PINAdministration(store: store).resetLockout(for: user)
         call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
     }
 
@@ -133,15 +136,14 @@ struct Authentication {
             )
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
-        let verifier = PINVerifier(store: call.store)
         let outcome: PINVerifier.Outcome
-        if !LocalPINAuthority.isAvailable {
-            if !prompted { try verifier.spendEquivalentTime(try obtainPIN(), user: user) }
-            var firstFailure = LockoutRecord()
-            firstFailure.lastFailure = verifier.clock.now()
-            firstFailure.failedAt = [verifier.clock.now().wallSeconds]
-            outcome = .incorrect(call.configuration.lockout.status(of: firstFailure, at: verifier.clock.now()))
-        } else if prompted {
+        guard let store = call.store else {
+            outcome = try PINVerifier.decoyWithoutState(
+                prompted ? nil : try obtainPIN(), for: user, configuration: call.configuration)
+            return refusedWithoutPIN(user, known: known, outcome: outcome)
+        }
+        let verifier = PINVerifier(store: store)
+        if prompted {
             outcome = .incorrect(try verifier.decoyStatus(of: user))
         } else if case let status = try verifier.decoyStatus(of: user), !status.allowsAttempt {
             outcome = .locked(status)
@@ -154,6 +156,11 @@ struct Authentication {
                 throw SecureRoomError.tpm(problem)
             }
         }
+        return refusedWithoutPIN(user, known: known, outcome: outcome)
+    }
+
+    /// The end of `withoutPIN`: the message a wrong PIN gets, the log line, the PAM code.
+    private func refusedWithoutPIN(_ user: UserName, known: Bool, outcome: PINVerifier.Outcome) -> Int32 {
         if let message = Messages.text(for: outcome) { call.tell(message) }
         call.pam.log(
             LOG_NOTICE,

@@ -28,18 +28,18 @@ struct EnrolmentOffer {
 
     private func offer() throws {
         let configuration = call.configuration
-        guard LocalPINAuthority.isAvailable else {
+        guard let store = call.store else {
             return call.debug("enrolment needs root (the state is root's); not offered")
         }
         if call.ignoresRemoteTransaction() { return }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return }
-        guard try call.store.credential(for: user) == nil else { return }
+        guard try store.credential(for: user) == nil else { return }
         if let group = configuration.enrolGroup, !user.isMember(ofGroup: group) {
             return call.debug("\(user) is not in group \(UserName.quoted(group)) (enrol_group); not offered")
         }
         let now = SystemClock().now().wallSeconds
-        if configuration.enrol == .offer, let declined = try call.store.offer(for: user),
+        if configuration.enrol == .offer, let declined = try store.offer(for: user),
             !declined.allowsOffer(at: now, snooze: configuration.enrolSnooze)
         {
             return call.debug(
@@ -55,7 +55,7 @@ struct EnrolmentOffer {
         call.pam.log(
             LOG_INFO, "PIN enrolment offered to \(user) (service \(service), enrol=\(configuration.enrol.rawValue))")
         guard ["y", "yes"].contains(Substring(answer).trimmingSpaces().lowercased()) else {
-            if configuration.enrol == .offer { try PINAdministration(store: call.store).declineOffer(for: user) }
+            if configuration.enrol == .offer { try PINAdministration(store: store).declineOffer(for: user) }
             call.pam.log(LOG_INFO, "PIN enrolment declined by \(user)")
             call.inform("No PIN created. You can create one later with 'secureroom enrol'.")
             return
@@ -65,7 +65,7 @@ struct EnrolmentOffer {
             call.inform("No PIN created. You can try again with 'secureroom enrol'.")
             return
         }
-        let vault = try PINAdministration(store: call.store).enrol(pin, for: user, vault: configuration.enrolVault)
+        let vault = try PINAdministration(store: store).enrol(pin, for: user, vault: configuration.enrolVault)
         call.pam.log(
             LOG_NOTICE,
             "PIN created by \(user) at login (service "

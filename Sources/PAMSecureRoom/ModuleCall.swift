@@ -11,8 +11,10 @@ struct ModuleCall {
     let flags: Int32
     /// Options: the config file, then the module arguments.
     let configuration: Configuration
-    /// The records.
-    let store: StateStore
+    /// The records, when this process may touch them (root). Nil means every check goes
+    /// through secureroom-helper and the glue reads nothing itself: the one place that
+    /// decides between the two (docs/DESIGN.md §3).
+    let store: StateStore?
 
     /// Parses the options and runs `body`, mapping every error in one place.
     /// Never traps: the host is sudo, sshd or login.
@@ -36,7 +38,6 @@ struct ModuleCall {
             for key in configuration.unknownKeys {
                 pam.log(LOG_WARNING, "ignoring unknown option \(UserName.quoted(key))")
             }
-            if !LocalPINAuthority.isAvailable { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
             // In the self-service enrolment the helper runs, the password is the proof:
             // a PIN never stands in for it, and no PIN is offered there.
             if pam.item(PAM_SERVICE) == HelperProtocol.enrolService {
@@ -45,9 +46,9 @@ struct ModuleCall {
                 }
                 return PAM_IGNORE
             }
-            let made = ModuleCall(
-                pam: pam, flags: flags, configuration: configuration,
-                store: StateStore(configuration: configuration))
+            let store = LocalPINAuthority.isAvailable ? StateStore(configuration: configuration) : nil
+            if store == nil { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
+            let made = ModuleCall(pam: pam, flags: flags, configuration: configuration, store: store)
             call = made
             return try body(made)
         } catch {
@@ -76,7 +77,9 @@ struct ModuleCall {
     }
 
     /// Where PINs are checked: here as root, by secureroom-helper otherwise.
-    var authority: any PINAuthority { pinAuthority(for: store) }
+    var authority: any PINAuthority {
+        store.map { LocalPINAuthority(store: $0) } ?? HelperClient(path: configuration.helperPath)
+    }
 
     /// Prompts for a PIN of the configured form; tells the user when the input is not one.
     func promptPIN(_ prompt: String) throws -> SecretBytes {

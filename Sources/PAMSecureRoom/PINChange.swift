@@ -14,7 +14,7 @@ struct PINChange {
         guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
         if call.has(PAM_PRELIM_CHECK) {
             // Without root only the helper can tell whether there is a PIN; it will say so.
-            let hasNoPIN = LocalPINAuthority.isAvailable ? try call.store.credential(for: user) == nil : false
+            let hasNoPIN = try call.store.map { try $0.credential(for: user) == nil } ?? false
             return hasNoPIN ? PAM_IGNORE : PAM_SUCCESS
         }
         let entry = try NewPINEntry(call: call)

@@ -34,11 +34,19 @@ struct VaultSession {
         let user = try UserName(try call.pam.user())
         do {
             let unlocked = try unlockStashedKey(for: user)
-            guard LocalPINAuthority.isAvailable else { return unlocked ? PAM_SUCCESS : PAM_IGNORE }
-            guard let credential = try call.store.credential(for: user) else { return PAM_IGNORE }
+            guard let store = call.store else { return unlocked ? PAM_SUCCESS : PAM_IGNORE }
+            // After a PIN accepted on this handle the credential is not read again: the user
+            // has a PIN, and the vault key it opens, if any, was just unlocked.
+            let vaultLeftLocked: Bool
+            if call.pam.hasFlag(.pinAccepted) {
+                vaultLeftLocked = false
+            } else {
+                guard let credential = try store.credential(for: user) else { return PAM_IGNORE }
+                vaultLeftLocked = !unlocked && credential.vaultKey != nil
+            }
             let sessions = try SessionCounter(path: call.configuration.sessionDirectory).open(for: user, by: try host())
             call.debug("session \(sessions) opened for \(user)")
-            if !unlocked, credential.vaultKey != nil, try keyring(of: user)?.load() == nil {
+            if vaultLeftLocked, try keyring(of: user)?.load() == nil {
                 if !call.isSilent {
                     call.pam.info("Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it.")
                 }
@@ -51,10 +59,10 @@ struct VaultSession {
 
     /// pam_sm_close_session: the user's last session to close locks the vault.
     func close() throws -> Int32 {
-        guard LocalPINAuthority.isAvailable else { return PAM_IGNORE }
+        guard let store = call.store else { return PAM_IGNORE }
         let user = try UserName(try call.pam.user())
         do {
-            guard try call.store.credential(for: user) != nil else { return PAM_IGNORE }
+            guard try store.credential(for: user) != nil else { return PAM_IGNORE }
             let left = try SessionCounter(path: call.configuration.sessionDirectory).close(for: user, by: try host())
             call.debug("session closed for \(user), \(left) still open")
             if left == 0, try keyring(of: user)?.remove() == true {
@@ -94,7 +102,7 @@ struct VaultSession {
         guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(of: user) else { return false }
         let timeout = call.configuration.vaultTimeout
-        if LocalPINAuthority.isAvailable {
+        if call.store != nil {
             try keyring.store(vaultKey, timeout: timeout, sessionBound: true)
         } else {
             let sessions = SessionCounter(path: call.configuration.sessionDirectory)

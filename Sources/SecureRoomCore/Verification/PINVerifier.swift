@@ -15,7 +15,7 @@ public struct PINVerifier {
         /// Refused without checking: the tally is delayed or disabled.
         case locked(LockoutStatus)
         /// The user has no PIN (it was removed while the check ran); the time and writes a
-        /// wrong PIN costs were spent (`spendEquivalentTime`).
+        /// wrong PIN costs were spent (on the name's decoy, `verifyDecoy`).
         case notEnrolled
     }
 
@@ -109,7 +109,7 @@ public struct PINVerifier {
         let credential: CredentialRecord
         switch try lockout.admit({ try store.credential(for: user) }) {
         case .absent:
-            try spendEquivalentTime(pin, user: user)
+            _ = try verifyDecoy(pin, for: user)
             return .notEnrolled
         case .refused(let status):
             return .locked(status)
@@ -215,19 +215,23 @@ public struct PINVerifier {
         return store.configuration.lockout.status(of: try store.lockout(at: file), at: clock.now())
     }
 
-    /// Spends what a wrong PIN costs, for a user without a PIN: the decoy check where the
-    /// state can be read (as root), else one argon2 run with the configured parameters on
-    /// a random salt and pepper (a caller without the state, whose real checks go through
-    /// secureroom-helper, has no writes to match).
-    public func spendEquivalentTime(_ pin: SecretBytes, user: UserName) throws {
-        if (try? store.pepper()) != nil {
-            _ = try verifyDecoy(pin, for: user)
-            return
+    /// `nopin=fail` for a caller without the state (the PAM module without root, whose
+    /// real checks go through secureroom-helper): the decoys are out of reach, so it spends
+    /// one argon2 run with the configured parameters on a random salt and pepper (none
+    /// when `pin` is nil: the helper already spent a decoy's) and answers what a first
+    /// wrong PIN gets. There are no writes to match.
+    public static func decoyWithoutState(
+        _ pin: SecretBytes?, for user: UserName, configuration: Configuration, clock: any Clock = SystemClock()
+    ) throws -> Outcome {
+        if let pin {
+            _ = try PINKeys.master(
+                pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
+                parameters: configuration.kdf)
         }
-        argon2Observer?()
-        _ = try PINKeys.master(
-            pin: pin, user: user, salt: try randomSalt(), pepper: try Pepper.generate(),
-            parameters: store.configuration.kdf)
+        var firstFailure = LockoutRecord()
+        firstFailure.lastFailure = clock.now()
+        firstFailure.failedAt = [clock.now().wallSeconds]
+        return .incorrect(configuration.lockout.status(of: firstFailure, at: clock.now()))
     }
 }
 
