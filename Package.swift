@@ -136,7 +136,7 @@ let package = Package(
             name: "SecureRoomTestSupport", path: "Tests/SecureRoomTestSupport",
             swiftSettings: testSettings),
         .testTarget(
-            name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore"],
+            name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore", "SecureRoomTestSupport"],
             swiftSettings: testSettings),
         .testTarget(
             name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],

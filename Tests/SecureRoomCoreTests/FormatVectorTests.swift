@@ -1,85 +1,72 @@
 import Foundation
+import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
 
 /// The test vectors of docs/vectors/ (docs/FORMAT.md §5), read as data: the key
 /// derivations in derivation.txt, computed independently of SecureRoom (its header says
-/// how), and one record file per case in credential/, lockout/, pepper/, recovery/ and offer/ —
+/// how), and one record file per case in credential/, lockout/, pepper/, recovery/, offer/ and
+/// decoy-tpm/ —
 /// NAME.ok must parse (and re-parse to the same record), NAME.bad must be refused as a
 /// corrupt record. The same files seed the record fuzzers (Tests/reliability/fuzz.sh).
 final class FormatVectorTests: XCTestCase {
-    private static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("docs/vectors").path
+    private static let directory = VectorFile.directory
 
-    /// derivation.txt's blocks, each a dictionary of its lines.
-    private func derivationVectors() throws -> [[String: String]] {
-        let text = try String(contentsOfFile: Self.directory + "/derivation.txt", encoding: .utf8)
-        return text.components(separatedBy: "\n\n").compactMap { block in
-            var fields: [String: String] = [:]
-            for line in block.split(separator: "\n") where !line.hasPrefix("#") {
-                guard let colon = line.range(of: ": ") else { continue }
-                fields[String(line[..<colon.lowerBound])] = String(line[colon.upperBound...])
-            }
-            return fields["vector"] == nil ? nil : fields
-        }
-    }
-
-    private func bytes(_ vector: [String: String], _ key: String) throws -> [UInt8] {
-        let text = try XCTUnwrap(vector[key], "\(vector["vector"] ?? "?"): no \(key)")
-        return try XCTUnwrap(Hex.decode(Substring(text), count: text.count / 2), "\(key) is not hex")
-    }
-
-    private func secret(_ vector: [String: String], _ key: String) throws -> SecretBytes {
-        try bytes(vector, key).withUnsafeBytes { SecretBytes(copying: $0) }
+    private func secret(_ vector: VectorFile.Vector, _ key: String) throws -> SecretBytes {
+        try vector.bytes(key).withUnsafeBytes { SecretBytes(copying: $0) }
     }
 
     func testEveryDerivationVector() throws {
-        let vectors = try derivationVectors()
-        XCTAssertEqual(vectors.count, 5)
+        let vectors = try VectorFile("derivation.txt").vectors
+        XCTAssertEqual(vectors.count, 7)
         for vector in vectors {
-            let name = vector["vector"] ?? ""
-            let about = vector["about"] ?? ""
-            switch name {
+            let about = vector.about
+            switch vector.kind {
             case "pin-keys":
-                let argon2 = try XCTUnwrap(vector["argon2"]).split(separator: " ").compactMap { UInt32($0) }
+                let argon2 = try vector.text("argon2").split(separator: " ").compactMap { UInt32($0) }
                 XCTAssertEqual(argon2.count, 3)
-                let pin = Array(try XCTUnwrap(vector["pin"]).utf8).withUnsafeBytes { SecretBytes(copying: $0) }
+                let pin = Array(try vector.text("pin").utf8).withUnsafeBytes { SecretBytes(copying: $0) }
                 let master = try PINKeys.master(
-                    pin: pin, user: try UserName(try XCTUnwrap(vector["user"])),
-                    salt: try bytes(vector, "salt"), pepper: Pepper(bytes: try secret(vector, "pepper")),
+                    pin: pin, user: try UserName(try vector.text("user")),
+                    salt: try vector.bytes("salt"), pepper: Pepper(bytes: try secret(vector, "pepper")),
                     parameters: KDFParameters(memoryKiB: argon2[0], iterations: argon2[1], lanes: argon2[2]))
-                XCTAssertEqual(master.withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
+                XCTAssertEqual(master.withUnsafeBytes { Hex.encode($0) }, try vector.text("master"), about)
                 XCTAssertEqual(
-                    PINKeys.verifier(master: master).withUnsafeBytes { Hex.encode($0) }, vector["verifier"], about)
-                if let tag = vector["guess-tag"] {
-                    XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: master)), tag, about)
+                    PINKeys.verifier(master: master).withUnsafeBytes { Hex.encode($0) }, try vector.text("verifier"),
+                    about)
+                if vector.fields["guess-tag"] != nil {
+                    XCTAssertEqual(Hex.encode(PINKeys.guessTag(master: master)), try vector.text("guess-tag"), about)
                 }
             case "bound-master":
                 XCTAssertEqual(
                     BoundKeys.master(try secret(vector, "material"), secret: try secret(vector, "secret"))
-                        .withUnsafeBytes { Hex.encode($0) }, vector["master"], about)
+                        .withUnsafeBytes { Hex.encode($0) }, try vector.text("master"), about)
+            case "decoy-key":
+                let decoy = PINKeys.decoy(
+                    for: try UserName(try vector.text("user")), pepper: Pepper(bytes: try secret(vector, "pepper")))
+                XCTAssertEqual([decoy.slot], try vector.bytes("slot"), about)
+                XCTAssertEqual(decoy.salt, try vector.bytes("salt"), about)
             case "vault-key-under-pin":
-                let user = try UserName(try XCTUnwrap(vector["user"]))
+                let user = try UserName(try vector.text("user"))
                 let key = try XCTUnwrap(
-                    VaultKey.unwrap(try bytes(vector, "wrapped"), master: try secret(vector, "master"), user: user))
-                XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try bytes(vector, "data-key"), about)
+                    VaultKey.unwrap(try vector.bytes("wrapped"), master: try secret(vector, "master"), user: user))
+                XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try vector.bytes("data-key"), about)
                 XCTAssertNil(
                     VaultKey.unwrap(
-                        try bytes(vector, "wrapped"), master: try secret(vector, "master"),
-                        user: try UserName(try XCTUnwrap(vector["not-user"]))), "bound to the user")
+                        try vector.bytes("wrapped"), master: try secret(vector, "master"),
+                        user: try UserName(try vector.text("not-user"))), "bound to the user")
             case "vault-key-under-recovery-key":
-                let typed = try XCTUnwrap(vector["recovery-key"])
+                let typed = try vector.text("recovery-key")
                 let recovery = try Array(typed.utf8).withUnsafeBytes { try RecoveryKey(typed: $0) }
                 XCTAssertEqual(recovery.displayText, typed)
                 let key = try XCTUnwrap(
                     VaultKey.unwrap(
-                        try bytes(vector, "wrapped"), recoveryKey: recovery, salt: try bytes(vector, "salt"),
-                        user: try UserName(try XCTUnwrap(vector["user"]))))
-                XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try bytes(vector, "data-key"), about)
+                        try vector.bytes("wrapped"), recoveryKey: recovery, salt: try vector.bytes("salt"),
+                        user: try UserName(try vector.text("user"))))
+                XCTAssertEqual(key.withUnsafeBytes { Array($0) }, try vector.bytes("data-key"), about)
             default:
-                XCTFail("unknown vector \(name)")
+                XCTFail("unknown vector \(vector.kind)")
             }
         }
     }
@@ -106,6 +93,9 @@ final class FormatVectorTests: XCTestCase {
             let record = try OfferRecord(parsing: bytes, path: path)
             return record.serialized() == bytes
         },
+        "decoy-tpm": { bytes, path in
+            try DecoyTagKey(parsing: bytes, path: path).serialized() == bytes
+        },
     ]
 
     func testEveryRecordVector() throws {
@@ -130,15 +120,15 @@ final class FormatVectorTests: XCTestCase {
                 }
             }
         }
-        XCTAssertGreaterThanOrEqual(counts.ok, 12)
-        XCTAssertGreaterThanOrEqual(counts.bad, 17)
+        XCTAssertGreaterThanOrEqual(counts.ok, 15)
+        XCTAssertGreaterThanOrEqual(counts.bad, 27)
     }
 
     /// The pepper vector is the pepper the derivation vectors use.
     func testThePepperFileVectorHoldsTheDerivationPepper() throws {
         let path = Self.directory + "/pepper/format-vector.ok"
         let parsed = try Pepper(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: path))), path: path)
-        let pepper = try XCTUnwrap(try derivationVectors().first)["pepper"]
+        let pepper = try XCTUnwrap(try VectorFile("derivation.txt").vectors.first).text("pepper")
         XCTAssertEqual(parsed.bytes.withUnsafeBytes { Hex.encode($0) }, pepper)
     }
 }

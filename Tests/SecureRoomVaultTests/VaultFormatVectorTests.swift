@@ -1,62 +1,74 @@
 import SecureRoomCore
+import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomVault
 
-/// docs/FORMAT.md §9.1 and §9.2: sealed secrets in layouts 1 and 2, and attribute MACs,
-/// computed independently (Python's cryptography).
+/// docs/vectors/vault.txt (docs/FORMAT.md §9.1, §9.2): the key check, title and attribute
+/// MACs, and sealed secrets in layouts 1 and 2, computed independently (the file's header
+/// says with what), with their negative cases.
 final class VaultFormatVectorTests: XCTestCase {
-    func testSealedSecretVector() throws {
-        let dataKey = Array(UInt8(0x40)...UInt8(0x5f)).withUnsafeBytes { SecretBytes(copying: $0) }
-        let cipher = VaultCipher(dataKey: dataKey, vaultID: Array(0xa0...0xaf))
-        XCTAssertEqual(Hex.encode(cipher.keyCheck), "9c7093cb9ad1afcd9d0d30e2d2a72b4dacf2c95213419f78266ba317e950c379")
-        let mac = cipher.titleMAC("github")
-        XCTAssertEqual(Hex.encode(mac), "92a256b8cc38c0611dfd870fcbc3d29bf6effca3a83cd8d42e863cb76248fe99")
-        let sealed = try XCTUnwrap(
-            Hex.decode(
-                "18191a1b1c1d1e1f20212223b64beb38a25eda18363069e7fdef91bc043b520"
-                    + "fb711b0a2ad4105c16225b225c3ea91f69aea5ddeaafa4c19f978711c83a6",
-                count: 62))
-        let secret = try cipher.open(sealed, titleMAC: mac)
-        XCTAssertEqual(secret.title, "github")
-        XCTAssertEqual(secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, "hunter2")
-        XCTAssertEqual(secret.created, 1_795_000_000)
-        XCTAssertEqual(secret.modified, 1_795_000_100)
-        XCTAssertThrowsError(try cipher.open(sealed, titleMAC: cipher.titleMAC("gitlab")), "bound to its row")
+    private func cipher(_ vector: VectorFile.Vector) throws -> VaultCipher {
+        let dataKey = try vector.bytes("data-key").withUnsafeBytes { SecretBytes(copying: $0) }
+        return VaultCipher(dataKey: dataKey, vaultID: try vector.bytes("vault-id"))
     }
 
-    func testLayoutTwoVectorWithLabelAndAttributes() throws {
-        let dataKey = Array(UInt8(0x40)...UInt8(0x5f)).withUnsafeBytes { SecretBytes(copying: $0) }
-        let cipher = VaultCipher(dataKey: dataKey, vaultID: Array(0xa0...0xaf))
-        XCTAssertEqual(
-            Hex.encode(cipher.attributeMAC(name: "service", value: "github.com")),
-            "338bba52d20962606aa1c35406c829b1a922ce3e9c2875a65bb841be56e176a3")
-        XCTAssertEqual(
-            Hex.encode(cipher.attributeMAC(name: "user", value: "octocat")),
-            "c290f4685b27800c8dce5c699ae6517824af67921e68ff8ce6d4cbe84fa16c23")
-        let mac = cipher.titleMAC("github")
-        let sealed = try XCTUnwrap(
-            Hex.decode(
-                "2425262728292a2b2c2d2e2f708fbf043a08626b6a8bb75a19eb3a7b2529b5ed"
-                    + "2f9f6d3ded654e5705e0b3d5a461008f570f8a7075f245045dd7e8f220dacf0c"
-                    + "f798483f6a06d2fe2f8b0143e38927c44f2fddbcc55f8f29ddef570044ab857e"
-                    + "4727b3e8f80b965e30305eb448c9c93a280730882471dec76669d9877416d806"
-                    + "3dfe223faf56ded971eacc0d",
-                count: 140))
+    func testEveryVaultVector() throws {
+        let vectors = try VectorFile("vault.txt").vectors
+        XCTAssertEqual(vectors.count, 3)
+        for vector in vectors {
+            let about = vector.about
+            let cipher = try cipher(vector)
+            switch vector.kind {
+            case "vault-keys":
+                XCTAssertEqual(Hex.encode(cipher.keyCheck), try vector.text("key-check"), about)
+                XCTAssertEqual(
+                    Hex.encode(cipher.titleMAC(try vector.text("title"))), try vector.text("title-mac"), about)
+            case "sealed-secret":
+                try checkSealedSecret(vector, cipher)
+            default:
+                XCTFail("unknown vector \(vector.kind)")
+            }
+        }
+    }
+
+    private func checkSealedSecret(_ vector: VectorFile.Vector, _ cipher: VaultCipher) throws {
+        let about = vector.about
+        var attributes: [String: String] = [:]
+        for line in vector.fields["attribute"] ?? [] {
+            let parts = line.split(separator: " ")
+            let pair = try XCTUnwrap(parts.first?.split(separator: "=", maxSplits: 1), about)
+            XCTAssertEqual(
+                Hex.encode(cipher.attributeMAC(name: String(pair[0]), value: String(pair[1]))), String(parts[1]),
+                about)
+            attributes[String(pair[0])] = String(pair[1])
+        }
+        let title = try vector.text("title")
+        let mac = cipher.titleMAC(title)
+        let sealed = try vector.bytes("sealed")
         let secret = try cipher.open(sealed, titleMAC: mac)
-        XCTAssertEqual(secret.title, "github")
-        XCTAssertEqual(secret.label, "GitHub token")
-        XCTAssertEqual(secret.contentType, "text/plain")
-        XCTAssertEqual(secret.attributes, ["service": "github.com", "user": "octocat"])
-        XCTAssertEqual(secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, "hunter2")
-        XCTAssertEqual(secret.id, mac)
+        XCTAssertEqual(secret.title, title, about)
+        XCTAssertEqual(secret.label, vector.fields["label"]?.first ?? title, about)
+        XCTAssertEqual(secret.contentType, vector.fields["content-type"]?.first ?? "text/plain", about)
+        XCTAssertEqual(secret.attributes, attributes, about)
+        XCTAssertEqual(
+            secret.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, try vector.text("value"), about)
+        XCTAssertEqual(secret.created, Int64(try vector.text("created")), about)
+        XCTAssertEqual(secret.modified, Int64(try vector.text("modified")), about)
+        XCTAssertEqual(secret.id, mac, about)
         // Resealed, it opens to the same secret (the nonce differs, so the bytes do).
         let resealed = try cipher.open(try cipher.seal(secret, titleMAC: mac), titleMAC: mac)
-        XCTAssertEqual(resealed.label, "GitHub token")
-        XCTAssertEqual(resealed.attributes, secret.attributes)
-        // A flipped byte in the attribute area does not open.
-        var altered = sealed
-        altered[70] ^= 1
-        XCTAssertThrowsError(try cipher.open(altered, titleMAC: mac))
+        XCTAssertEqual(resealed.label, secret.label, about)
+        XCTAssertEqual(resealed.attributes, secret.attributes, about)
+        // The negative cases: bound to its row, and to every byte.
+        if let other = vector.fields["not-title"]?.first {
+            XCTAssertThrowsError(
+                try cipher.open(sealed, titleMAC: cipher.titleMAC(other)), "\(about): bound to its row")
+        }
+        if let flip = vector.fields["flip-byte"]?.first.flatMap({ Int($0) }) {
+            var altered = sealed
+            altered[flip] ^= 1
+            XCTAssertThrowsError(try cipher.open(altered, titleMAC: mac), "\(about): byte \(flip) flipped")
+        }
     }
 }

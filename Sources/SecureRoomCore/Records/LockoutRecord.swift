@@ -196,6 +196,10 @@ public struct LockoutRecord: Equatable, Sendable {
                 }
                 return bytes
             }
+        // A writer never repeats an id or a tag (FORMAT.md §4): a record that does is not its.
+        guard Set(pending.map(\.id)).count == pending.count, Set(seenGuesses).count == seenGuesses.count else {
+            throw SecureRoomError.corruptRecord(path: path, reason: "a pending id or seen tag listed twice")
+        }
         if failures > 0 && lastFailure == nil {
             throw SecureRoomError.corruptRecord(path: path, reason: "failures without last-failure")
         }
