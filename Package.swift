@@ -7,7 +7,8 @@
 //   secureroom-helper   setuid-root helper for callers without root (SecureRoomHelper)
 //   secureroom-vault    the user's secrets, unlocked by the PIN (SecureRoomVaultTool + SecureRoomVault),
 //                       and `serve`, their Secret Service provider (SecureRoomSecretService)
-//   SecureRoomCore      records, argon2id, pepper, policy, lockout, protected directory
+//   SecureRoomCore      records, argon2id, pepper, policy, lockout, TPM, protected directory
+//   SecureRoomBase      what the vault and its provider share with the core, without argon2 or tss2
 //
 // Release artifacts are made by scripts/build, which adds the link flags the PAM
 // module needs (static Swift runtime, version script, -z nodelete); see docs/DESIGN.md §2.
@@ -58,39 +59,46 @@ let package = Package(
         .systemLibrary(
             name: "CTSS2", pkgConfig: "tss2-esys",
             providers: [.apt(["libtss2-dev"])]),
-        // The TPM 2.0 operations a bound PIN needs, in Swift over ESAPI (docs/DESIGN.md §11).
-        .target(name: "SecureRoomTPM", dependencies: ["CTSS2"], swiftSettings: withoutRegex),
+        // What every other target builds on, without libargon2 or tss2: secret bytes,
+        // sealing (libcrypto), hex, file descriptors, user names, time, the error type.
+        .target(
+            name: "SecureRoomBase", dependencies: ["CSecureRoomSystem", "CSecureRoomCrypto"],
+            swiftSettings: withoutRegex),
+        // PINs: records, argon2id, policy, lockout, the TPM (TPM/ESAPI over tss2), the helper
+        // protocol, vault keys. Re-exports SecureRoomBase.
         .target(
             name: "SecureRoomCore",
-            dependencies: ["CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "SecureRoomTPM"],
+            dependencies: [
+                "SecureRoomBase", "CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "CTSS2",
+            ],
             swiftSettings: withoutRegex),
         .target(
             name: "PAMSecureRoom",
             dependencies: ["SecureRoomCore", "CSecureRoomPAM"],
             swiftSettings: withoutRegex),
         .target(
-            name: "SecureRoomToolSupport",
+            name: "SecureRoomProgramSupport",
             dependencies: ["SecureRoomCore", "CSecureRoomSystem"],
             swiftSettings: withoutRegex),
         // What the two command-line tools share on top of it: exit statuses, error
         // reports, JSON output (ArgumentParser, FoundationEssentials; never the helper).
         .target(
-            name: "SecureRoomCommandSupport",
+            name: "SecureRoomCommandLine",
             dependencies: [
-                "SecureRoomToolSupport",
+                "SecureRoomProgramSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "SecureRoomAdmin",
             dependencies: [
-                "SecureRoomCore", "SecureRoomToolSupport", "SecureRoomCommandSupport", "SecureRoomTPM",
+                "SecureRoomCore", "SecureRoomProgramSupport", "SecureRoomCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Runs before the Swift runtime in the setuid helper: environment, descriptors.
         .target(name: "CSecureRoomHelperStartup"),
         .executableTarget(
             name: "SecureRoomHelper",
-            dependencies: ["SecureRoomCore", "SecureRoomToolSupport", "CSecureRoomHelperStartup", "CPAMClient"],
+            dependencies: ["SecureRoomCore", "SecureRoomProgramSupport", "CSecureRoomHelperStartup", "CPAMClient"],
             swiftSettings: withoutRegex),
         // libsqlite3 (Debian: libsqlite3-dev), the vault's storage.
         .systemLibrary(
@@ -100,7 +108,7 @@ let package = Package(
         // never does (docs/DESIGN.md §2).
         .target(
             name: "SecureRoomVault",
-            dependencies: ["SecureRoomCore", "CSQLite"]),
+            dependencies: ["SecureRoomBase", "CSQLite"]),
         // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on.
         .systemLibrary(
             name: "CSDBus", pkgConfig: "libsystemd",
@@ -113,7 +121,7 @@ let package = Package(
         .target(
             name: "SecureRoomSecretService",
             dependencies: [
-                "SecureRoomCore", "SecureRoomVault", "CSDBus", "CSecureRoomTransferCrypto", "CSecureRoomCrypto",
+                "SecureRoomBase", "SecureRoomVault", "CSDBus", "CSecureRoomTransferCrypto", "CSecureRoomCrypto",
                 "CSecureRoomSystem",
             ]),
         // libpam as an application (`secureroom-vault unlock`).
@@ -121,7 +129,7 @@ let package = Package(
         .executableTarget(
             name: "SecureRoomVaultTool",
             dependencies: [
-                "SecureRoomCore", "SecureRoomVault", "SecureRoomToolSupport", "SecureRoomCommandSupport",
+                "SecureRoomCore", "SecureRoomVault", "SecureRoomProgramSupport", "SecureRoomCommandLine",
                 "SecureRoomSecretService", "CPAMClient", "CSecureRoomSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
@@ -148,7 +156,7 @@ let package = Package(
             name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
             swiftSettings: testSettings),
         .testTarget(
-            name: "TPMTests", dependencies: ["SecureRoomTPM", "SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
+            name: "TPMTests", dependencies: ["SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
             swiftSettings: testSettings),
         .testTarget(
             name: "SecretServiceTests",

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom change [USER]`: change a PIN, knowing the current one.
 struct ChangeCommand: ParsableCommand {

@@ -1,5 +1,4 @@
 import SecureRoomCore
-import SecureRoomTPM
 
 /// What `status` says of a PIN bound to a TPM: whether the chip that answers now is the
 /// one it was bound to (its storage key's name, read once per run, on the first bound PIN).

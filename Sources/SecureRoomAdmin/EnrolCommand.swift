@@ -1,8 +1,8 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom enrol [--replace]`: a user creates (or replaces) their own PIN after
 /// proving their password to the setuid helper (docs/SECURITY.md §6).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom expire USER`: the user's PIN must be changed at its next use.
 struct ExpireCommand: ParsableCommand {

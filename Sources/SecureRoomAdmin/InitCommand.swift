@@ -1,6 +1,6 @@
 import ArgumentParser
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom init`: create the state directory and the pepper.
 struct InitCommand: ParsableCommand {

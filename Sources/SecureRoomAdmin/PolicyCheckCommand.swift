@@ -1,5 +1,5 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
 
 /// `secureroom policy check`: which PINs the policy refuses.

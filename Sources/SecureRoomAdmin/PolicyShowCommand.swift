@@ -1,5 +1,5 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
 
 /// `secureroom policy show`: the policy in effect.

@@ -1,7 +1,7 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom reset USER`: clear a lockout, or remove the PIN.
 struct ResetCommand: ParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import SecureRoomCommandSupport
-import SecureRoomToolSupport
+import SecureRoomCommandLine
+import SecureRoomProgramSupport
 
 /// `secureroom`: the administrator's tool for SecureRoom PINs.
 @main

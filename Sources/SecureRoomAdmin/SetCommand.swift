@@ -1,6 +1,6 @@
 import ArgumentParser
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom set USER`: give a user a new PIN.
 struct SetCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// `secureroom status [USER]`: enrolment and lockout state.
 struct StatusCommand: ParsableCommand {

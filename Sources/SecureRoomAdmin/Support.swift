@@ -1,8 +1,8 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// Errors as one line on standard error, prefixed "secureroom: ".
 let failureReport = FailureReport(program: "secureroom")

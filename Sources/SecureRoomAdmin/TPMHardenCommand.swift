@@ -1,7 +1,6 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomTPM
 
 /// `secureroom tpm harden`: the TPM's dictionary-attack parameters and a random lockout
 /// authorization, set once.

@@ -1,7 +1,6 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomTPM
 
 /// `secureroom tpm status`: whether a TPM answers, its dictionary-attack state, and how
 /// many PINs are bound to it.

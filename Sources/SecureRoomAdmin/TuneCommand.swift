@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
 
 /// `secureroom tune`: argon2 parameters for a time budget on this machine.

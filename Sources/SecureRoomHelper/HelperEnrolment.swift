@@ -1,6 +1,6 @@
 import Glibc
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// Step 7 for `enrol` and `enrol-replace` (docs/SECURITY.md §6): a user creates, or
 /// replaces, their own PIN after proving their password, never with a session alone.

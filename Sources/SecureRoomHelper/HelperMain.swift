@@ -2,7 +2,7 @@ import CSecureRoomHelperStartup
 import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// secureroom-helper, installed setuid root: lets a caller without root (a screen
 /// locker, `secureroom change` run by a user) check or change **its own** PIN, under

@@ -1,7 +1,7 @@
 import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// Step 7 of HelperMain: one request on the shared core. Says `ready` only when a
 /// check can happen, then reads the PIN(s) from standard input and logs the outcome in

@@ -2,7 +2,7 @@ import CPAMClient
 import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// Step 7 of an `enrol` request: the account's password, proven through the PAM service
 /// secureroom-enrol (`pam_authenticate`, then `pam_acct_mgmt`), whose conversation is

@@ -1,5 +1,5 @@
 import Glibc
-import SecureRoomCore
+import SecureRoomBase
 import SecureRoomVault
 
 /// The D-Bus properties of one object, read when asked (org.freedesktop.DBus.Properties):

@@ -1,4 +1,4 @@
-import SecureRoomCore
+import SecureRoomBase
 
 /// What an object path under /org/freedesktop/secrets names (docs/DESIGN.md §14):
 ///

@@ -1,5 +1,5 @@
 import Glibc
-import SecureRoomCore
+import SecureRoomBase
 import SecureRoomVault
 
 /// The Secret Service provider (docs/DESIGN.md §14): owns org.freedesktop.secrets on the

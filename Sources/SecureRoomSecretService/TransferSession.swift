@@ -1,5 +1,5 @@
 import CSecureRoomTransferCrypto
-import SecureRoomCore
+import SecureRoomBase
 
 /// A Secret Service session: how secrets travel between one client and the provider
 /// (docs/DESIGN.md §14). "plain" sends them as they are (the bus is the user's own);

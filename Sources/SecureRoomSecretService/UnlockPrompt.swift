@@ -1,4 +1,4 @@
-import SecureRoomCore
+import SecureRoomBase
 
 /// The prompt `Unlock` answers with when the vault is locked (docs/DESIGN.md §14). The PIN
 /// is asked by PAM, never by this provider: when the client calls `Prompt`, the provider

@@ -1,4 +1,4 @@
-import SecureRoomCore
+import SecureRoomBase
 
 /// The keys a vault derives from its data key (DEK) — seal, title, attribute and key-check
 /// keys — and the sealing of one secret in plaintext layout 1 or 2, exactly as

@@ -1,5 +1,5 @@
 import Glibc
-import SecureRoomCore
+import SecureRoomBase
 
 /// Where a user's vault lives and the checks it must pass: the XDG data directory,
 /// `$XDG_DATA_HOME/secureroom/vault.sqlite` (default `~/.local/share/secureroom/`),

@@ -1,4 +1,4 @@
-import SecureRoomCore
+import SecureRoomBase
 
 /// One secret: a title, its value and when it was added and last changed (Unix seconds),
 /// with what the Secret Service adds to it (docs/DESIGN.md §14): a label, attributes and

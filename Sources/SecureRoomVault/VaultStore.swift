@@ -1,5 +1,5 @@
 import Glibc
-import SecureRoomCore
+import SecureRoomBase
 
 /// A user's vault: one SQLite file (docs/FORMAT.md §9), owned by the user, mode 0600,
 /// written in WAL mode so that several processes can add secrets at once (each write is

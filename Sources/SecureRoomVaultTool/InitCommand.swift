@@ -1,8 +1,8 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 import SecureRoomVault
 
 /// `secureroom-vault init`: set up the vault's keys and file.

@@ -1,7 +1,7 @@
 import ArgumentParser
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 import SecureRoomVault
 
 /// `secureroom-vault list`: titles and dates.

@@ -2,7 +2,7 @@ import CPAMClient
 import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// Runs the PAM service `secureroom-vault` for the invoking user: `pam_authenticate`
 /// (the PIN pad, the lockout and, without root, secureroom-helper all apply; one argon2

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
+import SecureRoomProgramSupport
 import SecureRoomSecretService
-import SecureRoomToolSupport
 import SecureRoomVault
 
 /// `secureroom-vault serve`: the vault as the Secret Service of the user's session.

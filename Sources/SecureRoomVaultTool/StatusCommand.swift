@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
 import SecureRoomVault
 

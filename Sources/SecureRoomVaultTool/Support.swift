@@ -1,9 +1,9 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
+import SecureRoomProgramSupport
 import SecureRoomSecretService
-import SecureRoomToolSupport
 import SecureRoomVault
 
 /// Errors as one line on standard error, prefixed "secureroom-vault: "; the vault's own

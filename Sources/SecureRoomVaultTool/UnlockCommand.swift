@@ -1,8 +1,8 @@
 import ArgumentParser
 import CPAMClient
-import SecureRoomCommandSupport
+import SecureRoomCommandLine
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 import SecureRoomVault
 
 /// `secureroom-vault unlock`.

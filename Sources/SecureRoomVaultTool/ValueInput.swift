@@ -1,6 +1,6 @@
 import Glibc
 import SecureRoomCore
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 import SecureRoomVault
 
 /// A secret's value: from a masked prompt on a terminal (one line, nothing echoed), or

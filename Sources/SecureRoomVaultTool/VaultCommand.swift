@@ -1,7 +1,7 @@
 import ArgumentParser
 import Glibc
-import SecureRoomCommandSupport
-import SecureRoomToolSupport
+import SecureRoomCommandLine
+import SecureRoomProgramSupport
 
 /// `secureroom-vault`: a user's secrets, opened by their SecureRoom PIN.
 @main

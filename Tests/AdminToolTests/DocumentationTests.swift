@@ -36,9 +36,46 @@ final class DocumentationTests: XCTestCase {
         XCTAssertEqual(missing.sorted(), [], "targets docs/DESIGN.md §2 does not name")
     }
 
+    /// docs/DESIGN.md §2 draws the target graph (`Name → dependencies`) exactly as
+    /// Package.swift declares it, as `swift package dump-package` reads the manifest.
+    func testTheComponentsSectionDrawsThePackagesTargetGraph() throws {
+        // Its own scratch directory: the running `swift test` holds .build's lock.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dump-package-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let dump = try runProgram(
+            "/usr/bin/env",
+            ["swift", "package", "--package-path", Artifacts.root, "--scratch-path", scratch, "dump-package"])
+        XCTAssertEqual(dump.status, 0, dump.errorOutput)
+        let manifest = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(dump.output.utf8)) as? [String: Any])
+        var declared: [String: [String]] = [:]
+        for target in try XCTUnwrap(manifest["targets"] as? [[String: Any]]) {
+            guard let name = target["name"] as? String, target["type"] as? String != "test" else { continue }
+            let dependencies = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
+                dependency.values.first.flatMap { ($0 as? [Any])?.first as? String }
+            }
+            if !dependencies.isEmpty, name != "SecureRoomTestSupport" { declared[name] = dependencies }
+        }
+        XCTAssertGreaterThanOrEqual(declared.count, 9, "targets with dependencies: \(declared.keys.sorted())")
+        let components = try section(try text("docs/DESIGN.md"), "## 2. Components")
+        // The section's first fenced block.
+        let block = components.components(separatedBy: "```").dropFirst().first ?? ""
+        var drawn: [String: [String]] = [:]
+        for line in block.split(separator: "\n") where line.contains(" → ") {
+            let parts = line.components(separatedBy: " → ")
+            drawn[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].components(separatedBy: ", ")
+        }
+        XCTAssertEqual(drawn, declared, "docs/DESIGN.md §2's graph and Package.swift differ")
+    }
+
     /// docs/DESIGN.md §2 names every folder of the core (`Name/`).
     func testTheComponentsSectionNamesEveryFolderOfTheCore() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: Artifacts.root + "/Sources/SecureRoomCore")
+        let core = Artifacts.root + "/Sources/SecureRoomCore"
+        let folders = try FileManager.default.contentsOfDirectory(atPath: core).filter { name in
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: core + "/" + name, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }
         XCTAssertGreaterThanOrEqual(folders.count, 10)
         let components = try section(try text("docs/DESIGN.md"), "## 2. Components")
         XCTAssertEqual(folders.filter { !components.contains("`\($0)/`") }.sorted(), [], "folders §2 does not name")

@@ -3,7 +3,7 @@ import Foundation
 import SecureRoomTestSupport
 import XCTest
 
-@testable import SecureRoomTPM
+@testable import SecureRoomCore
 
 /// A PIN's own failure counter in the chip (`PinCounter`, an NV index of type
 /// TPM_NT_PIN_FAIL) and a secret sealed behind it (`PinSealer.seal(_:behind:)`), on a real

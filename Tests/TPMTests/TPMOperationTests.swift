@@ -3,9 +3,9 @@ import Foundation
 import SecureRoomTestSupport
 import XCTest
 
-@testable import SecureRoomTPM
+@testable import SecureRoomCore
 
-/// SecureRoomTPM against a real software TPM (swtpm), one fresh chip per test. What the
+/// The TPM operations (SecureRoomCore/TPM/ESAPI) against a real software TPM (swtpm), one fresh chip per test. What the
 /// TPM itself counts and holds is read with tpm2-tools, not through the code under test.
 final class TPMOperationTests: XCTestCase {
     private var tpm: SoftwareTPM!

@@ -1,5 +1,3 @@
-import SecureRoomTPM
-
 /// The keys of a TPM-bound PIN (docs/FORMAT.md §2.1), systemd-cryptenroll's construction
 /// on SecureRoom's records. argon2id, as for any PIN, but with a 64-byte output:
 ///

@@ -1,5 +1,4 @@
 import Glibc
-import SecureRoomTPM
 
 /// The TPM at `tpm_tcti=`, reached through a connection per use, closed afterwards (a
 /// check holds the chip for a few TPM commands only; docs/DESIGN.md §11).
@@ -13,7 +12,7 @@ public struct TPMChip: Sendable {
     /// Runs `body` on a new connection, closed on every path; ESAPI's errors become
     /// `SecureRoomError.tpm` (a wrong authorization value is the caller's to handle first).
     ///
-    /// (tpm2-tss's logging is switched off by SecureRoomTPM before its first call.)
+    /// (tpm2-tss's logging is switched off by TSS2Logging before its first call.)
     public func withConnection<T>(_ body: (TPMConnection) throws -> T) throws -> T {
         if tcti.hasPrefix("device:"), access(String(tcti.dropFirst("device:".count)), F_OK) != 0 {
             throw SecureRoomError.tpm(.unreachable("\(tcti.dropFirst("device:".count)) does not exist"))

@@ -1,5 +1,3 @@
-import SecureRoomTPM
-
 /// One account's share of the TPM's dictionary-attack counter (docs/SECURITY.md §1.2).
 /// The counter is the whole chip's and forgets one failure per lockout interval; an
 /// account's success forgives its failures on disk but not on the chip. So each account

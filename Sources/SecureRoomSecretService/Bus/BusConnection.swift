@@ -1,7 +1,7 @@
 import CSDBus
 import CSecureRoomSystem
 import Glibc
-import SecureRoomCore
+import SecureRoomBase
 
 /// The provider's connection to the user's session bus (sd-bus): the well-known name, one
 /// handler for every call under a path prefix, one for a signal, replies and signals out,

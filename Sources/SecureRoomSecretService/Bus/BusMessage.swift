@@ -1,6 +1,6 @@
 import CSDBus
 import Glibc
-import SecureRoomCore
+import SecureRoomBase
 
 /// One sd-bus message, read front to back or appended to, with typed calls in place of
 /// sd-bus's variadic ones. A message this type creates (`reply`, `signal`) is released by

@@ -1,4 +1,4 @@
-/// Everything SecureRoomTPM can fail with. Every TPM/TSS-originated case carries
+/// Everything a TPM operation (TPM/ESAPI) can fail with. Every TPM/TSS-originated case carries
 /// the `ResponseCode` (raw TSS2_RC plus its `Tss2_RC_Decode` text).
 public enum TPMError: Error, Equatable, CustomStringConvertible {
     /// The TPM could not be reached: TCTI-layer failure (socket closed,

@@ -1,7 +1,7 @@
 /// Lowercase hexadecimal, the encoding of binary fields in SecureRoom records.
 public enum Hex {
     /// The digit of each nibble value, for encoders that must not build a String.
-    static let digits = Array("0123456789abcdef".utf8)
+    public static let digits = Array("0123456789abcdef".utf8)
 
     /// Encodes `bytes` as lowercase hex.
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
@@ -29,7 +29,7 @@ public enum Hex {
     }
 
     /// The value of one lowercase hex digit, or nil.
-    static func value(_ char: UInt8) -> UInt8? {
+    public static func value(_ char: UInt8) -> UInt8? {
         switch char {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return char - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return char - UInt8(ascii: "a") + 10

@@ -15,7 +15,7 @@ import CTSS2
 ///
 /// Without a resource manager (swtpm, `/dev/tpm0`) every transient object and
 /// session we create stays in the TPM until explicitly flushed, even after
-/// this process exits. All SecureRoomTPM operations therefore flush what they
+/// this process exits. All the operations in TPM/ESAPI therefore flush what they
 /// create on every path (see `flush(_:)`).
 public final class TPMConnection {
     private var esys: OpaquePointer?

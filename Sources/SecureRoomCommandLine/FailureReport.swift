@@ -1,5 +1,5 @@
 import ArgumentParser
-import SecureRoomToolSupport
+import SecureRoomProgramSupport
 
 /// How a tool turns errors into one line on standard error and an exit status.
 public struct FailureReport: Sendable {

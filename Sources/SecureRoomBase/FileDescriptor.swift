@@ -19,7 +19,7 @@ public final class FileDescriptor {
     deinit { _ = Glibc.close(rawValue) }
 
     /// Opens `name` relative to `directory` (or the current directory when nil).
-    static func open(
+    public static func open(
         _ name: String, in directory: FileDescriptor?, flags: Int32,
         mode: mode_t = 0o600, displayPath: String
     ) throws -> FileDescriptor {

@@ -1,0 +1,3 @@
+// The core's callers (the module, the tools, the helper) see the base's types as the
+// core's own: secret bytes, hex, user names, time, the error type (docs/DESIGN.md §2).
+@_exported import SecureRoomBase
