@@ -107,7 +107,7 @@ final class AdminToolTests: XCTestCase {
 
     func testStatusJSONHasTheDocumentedFields() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: "7391")
+        try sandbox.setPIN(user, pin: "7391")
         let status = try sandbox.status(user)
         for key in [
             "user", "enrolled", "state", "failures", "locked_until", "disabled", "last_success", "last_failure",
@@ -136,7 +136,7 @@ final class AdminToolTests: XCTestCase {
     /// what to run, `reset` moves it aside (kept, never deleted) and starts clean.
     func testACorruptRecordIsShownMovedAsideAndNeverBlocksTheAdministrator() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: "7391")
+        try sandbox.setPIN(user, pin: "7391")
         let users = sandbox.state + "/users"
         try sandbox.write(users + "/\(user).lockout", "SECUREROOM-LOCKOUT/2\nfailures: lots\n", mode: 0o600)
         let status = try sandbox.status(user)
@@ -178,7 +178,7 @@ final class AdminToolTests: XCTestCase {
     /// Waiting on a user's lock says, after a second, who holds it.
     func testAWaitForALockNamesItsHolder() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: "7391")
+        try sandbox.setPIN(user, pin: "7391")
         let lock = sandbox.state + "/users/\(user).lock"
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
@@ -196,7 +196,7 @@ final class AdminToolTests: XCTestCase {
 
     func testChangeCountsAWrongCurrentPINAndChangesWithTheRightOne() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: "7391")
+        try sandbox.setPIN(user, pin: "7391")
         let wrong = try sandbox.cli(["change", user, "--stdin"], input: "1111\n6028\n")
         XCTAssertEqual(wrong.status, 2)
         XCTAssertTrue(wrong.errorOutput.contains("Incorrect PIN."), wrong.errorOutput)

@@ -94,7 +94,7 @@ final class HelperHostileTests: XCTestCase {
 
     func testAnotherAccountIsRefusedLoggedAndUntouched() throws {
         let stage = try stage()
-        try stage.sandbox.enrol("bin", pin: "5826")
+        try stage.sandbox.setPIN("bin", pin: "5826")
         for request in ["verify", "change"] {
             let result = try stage.helper(as: uid, [request, "bin"], input: "5826\n5826\n")
             XCTAssertEqual(result.status, 5, request)

@@ -116,7 +116,7 @@ final class UnprivilegedPAMTests: XCTestCase {
 
     func testAnotherUsersPINIsRefusedLoggedAndNotCounted() throws {
         let stage = try stage()
-        try stage.sandbox.enrol("bin", pin: "5826")
+        try stage.sandbox.setPIN("bin", pin: "5826")
         let result = try stage.pam(as: uid, user: "bin", responses: ["5826"])
         XCTAssertEqual(result.code, PAMCode.authError)
         XCTAssertEqual(try stage.sandbox.status("bin")["failures"] as? Int, 0)

@@ -74,7 +74,7 @@ final class UserPINChangeTests: XCTestCase {
 
     func testUserCannotChangeAnotherUsersPIN() throws {
         let stage = try stage()
-        try stage.sandbox.enrol("bin", pin: "3719")
+        try stage.sandbox.setPIN("bin", pin: "3719")
         let result = try stage.cli(as: uid, ["change", "bin", "--stdin"], input: "3719\n\(newPIN)\n")
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.errorOutput, "secureroom: only root can change another user's PIN\n")

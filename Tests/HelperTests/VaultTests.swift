@@ -18,7 +18,7 @@ final class VaultTests: XCTestCase {
         sandbox = try Sandbox()
         let base = try String(contentsOfFile: sandbox.config, encoding: .utf8)
         try sandbox.write(sandbox.config, base + "sessions = \(sandbox.root)/run\n" + extraConfiguration, mode: 0o600)
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         stage = try UnprivilegedStage(sandbox: sandbox)
         let shipped = try String(contentsOfFile: Artifacts.root + "/pam/secureroom-vault", encoding: .utf8)
         try stage.systemService(

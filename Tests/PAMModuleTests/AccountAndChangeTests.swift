@@ -9,7 +9,7 @@ final class AccountAndChangeTests: XCTestCase {
 
     func testAccountReflectsWhetherThePINIsUsable() throws {
         let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "deny = 1\n")
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(group: "account")
         try sandbox.probeService("auth")
         XCTAssertEqual(try sandbox.pam(user: user, operations: ["acct"]).code, PAMCode.success)
@@ -21,7 +21,7 @@ final class AccountAndChangeTests: XCTestCase {
 
     func testChangeNeedsTheCurrentPINAndAppliesThePolicy() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService("password", group: "password")
         try sandbox.probeService()
 

@@ -22,7 +22,7 @@ final class AuthenticationTests: XCTestCase {
     func testTheStrippedModuleWorksAsInstalled() throws {
         let stripped = Artifacts.releaseDirectory + "/stripped/pam_secureroom.so"
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(module: stripped)
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).code, PAMCode.authError)
@@ -121,7 +121,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testUserWithoutPINFailsLikeAWrongPINWithNopinFail() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(arguments: "nopin=fail")
         let enrolledWrong = try sandbox.pam(user: user, responses: ["1111"])
         let noPIN = try sandbox.pam(user: "bin", responses: ["1111"])
@@ -140,7 +140,7 @@ final class AuthenticationTests: XCTestCase {
     /// writes, to a decoy slot (one of 256, `.decoy-XX`) that is not a user: nothing per name.
     func testUsersWithoutPINCostTheSameWritesToADecoy() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(arguments: "nopin=fail")
         let users = sandbox.state + "/users"
         for name in ["bin", "srnosuchuser", "sys", "srnosuchuser2"] {
@@ -176,7 +176,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testRootIsExemptUnlessEvenDenyRoot() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol("root", pin: pin)
+        try sandbox.setPIN("root", pin: pin)
         try sandbox.probeService()
         XCTAssertEqual(try sandbox.pam(user: "root", responses: [pin]).code, PAMCode.credentialExpired)
         try sandbox.probeService(arguments: "even_deny_root")
@@ -187,7 +187,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testFailureDelayIsRequestedUnlessNodelay() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.service("delayed", ["auth required MODULE STATE"])
         let delayed = try sandbox.pam("delayed", user: user, responses: ["1111"])
         XCTAssertEqual(delayed.code, PAMCode.authError)
@@ -198,7 +198,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testSilentSuppressesMessages() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(arguments: "silent")
         let result = try sandbox.pam(user: user, responses: ["1111"])
         XCTAssertEqual(result.code, PAMCode.authError)
@@ -217,7 +217,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testUseFirstPassTakesTheEarlierModulesToken() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         let setItems = "/usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so"
         try sandbox.service(
             "first",
@@ -239,7 +239,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testTryFirstPassPromptsWhenThereIsNoToken() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(arguments: "try_first_pass")
         let result = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(result.code, PAMCode.success)
@@ -248,7 +248,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testDigitsOptionChangesTheFormat() throws {
         let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "digits = 6\n")
-        try sandbox.enrol(user, pin: "739164")
+        try sandbox.setPIN(user, pin: "739164")
         try sandbox.service("six", ["auth [success=done ignore=ignore default=die] MODULE STATE nodelay digits=6"])
         XCTAssertEqual(try sandbox.pam("six", user: user, responses: ["739164"]).code, PAMCode.success)
         XCTAssertEqual(
@@ -258,7 +258,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testBadOptionValueIsServiceErrorButUnknownKeyIsNot() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         for bad in ["digits=abc", "digits=3", "deny=0", "schedule=5", "nopin=maybe", "dir=relative", "nodelay=yes"] {
             try sandbox.probeService(arguments: bad)
             XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.serviceError, bad)
@@ -269,7 +269,7 @@ final class AuthenticationTests: XCTestCase {
 
     func testConfigFileIsReadAndArgumentsWin() throws {
         let sandbox = try Sandbox()
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.write(sandbox.root + "/module.conf", "deny = 2\nschedule =\n", mode: 0o644)
         try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf")
         _ = try sandbox.pam(user: user, responses: ["1111"])

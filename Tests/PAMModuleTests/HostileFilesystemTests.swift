@@ -29,7 +29,7 @@ final class HostileFilesystemTests: XCTestCase {
         let path = harness.sandbox.root + "/impostor"
         let copied = try runProgram("/bin/cp", ["-a", harness.sandbox.state, path])
         XCTAssertEqual(copied.status, 0, copied.errorOutput)
-        try harness.sandbox.enrol(harness.user, pin: impostorPIN, directory: path)
+        try harness.sandbox.setPIN(harness.user, pin: impostorPIN, directory: path)
         return path
     }
 

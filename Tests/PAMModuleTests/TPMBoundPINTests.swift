@@ -18,7 +18,7 @@ final class TPMBoundPINTests: XCTestCase {
     private func boundSandbox(_ chip: SoftwareTPM? = nil, extra: String = "") throws -> Sandbox {
         let sandbox = try Sandbox(
             configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \((chip ?? tpm).tcti)\n" + extra)
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService()
         return sandbox
     }
@@ -80,7 +80,7 @@ final class TPMBoundPINTests: XCTestCase {
         tpm.stop()
         tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
         let sandbox = try boundSandbox()
-        for other in ["bin", "sys"] { try sandbox.enrol(other, pin: pin) }
+        for other in ["bin", "sys"] { try sandbox.setPIN(other, pin: pin) }
         for (account, guess) in [(user, "2580"), ("bin", "1470"), ("sys", "3690")] {
             XCTAssertEqual(try sandbox.pam(user: account, responses: [guess]).code, PAMCode.authError)
         }
@@ -120,7 +120,7 @@ final class TPMBoundPINTests: XCTestCase {
     /// atomic write; the login itself is not delayed by a failure of the chip.
     func testAnUnboundPINIsBoundAtItsNextLogin() throws {
         let sandbox = try Sandbox(configuration: Sandbox.fastKDF)
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService()
         XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/1\n"))
         XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "none")

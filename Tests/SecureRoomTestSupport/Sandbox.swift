@@ -33,7 +33,7 @@ public final class Sandbox {
     public static func enrolled(_ user: String, pin: String, configuration: String = Sandbox.fastKDF) throws -> Sandbox
     {
         let sandbox = try Sandbox(configuration: configuration)
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService()
         return sandbox
     }
@@ -52,7 +52,7 @@ public final class Sandbox {
 
     /// Gives `user` the PIN `pin` through `secureroom set --stdin` (in `directory`, default
     /// the sandbox's state).
-    public func enrol(_ user: String, pin: String, allowWeak: Bool = true, directory: String? = nil) throws {
+    public func setPIN(_ user: String, pin: String, allowWeak: Bool = true, directory: String? = nil) throws {
         let result = try cli(
             ["set", user, "--stdin"] + (allowWeak ? ["--allow-weak"] : []), input: pin + "\n",
             directory: directory)

@@ -12,7 +12,7 @@ final class OfflineAttackTests: XCTestCase {
     /// Enrols the PIN, makes two wrong guesses through the module, and attacks the state.
     private func attack(_ configuration: String) throws -> OfflineAttack.Result {
         let sandbox = try Sandbox(configuration: configuration)
-        try sandbox.enrol(user, pin: pin)
+        try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService()
         for guess in ["2580", "1470"] {
             XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError)

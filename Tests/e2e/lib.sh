@@ -69,7 +69,7 @@
 #   helper_policy UID USER LINE...  the setuid helper in $T/bin and a private /etc/security
 #                              whose secureroom.conf (STATE, cheap argon2, LINE...) it reads
 #   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
-#   enrol PIN [SET OPTIONS...] STATE=$T/state: secureroom init, set TEST_USER's PIN, check
+#   set_pin PIN [SET OPTIONS...] STATE=$T/state: secureroom init, set TEST_USER's PIN, check
 #   status_json [USER], failures_of [USER], failures_are N, reset_pin
 #   tmux_ ARGS...              tmux on the test's private server (tmux -L $SOCK)
 #   start_tmux                 its session; panes stay after their command exits
@@ -391,8 +391,8 @@ sink_login_records() {
     done
 }
 
-# enrol PIN [SET OPTIONS...]: the state directory $T/state and TEST_USER's PIN.
-enrol() {
+# set_pin PIN [SET OPTIONS...]: the state directory $T/state and TEST_USER's PIN.
+set_pin() {
     local pin=$1; shift
     STATE="$T/state"
     "$CLI" init --dir "$STATE" --config "$CLI_CONF" >/dev/null || die "secureroom init --dir $STATE failed"

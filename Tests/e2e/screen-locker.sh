@@ -169,7 +169,7 @@ setup_namespace() {
     [ -d /var/lib/xkb ] && mount -t tmpfs -o mode=0755 sr-lock /var/lib/xkb
 
     # --- state directory and srlock's PIN (the CLI reads the conf above: cheap argon2) ---
-    enrol "$PIN"
+    set_pin "$PIN"
 
     # --- the X server ---
     Xvfb "$DISPLAY" -screen 0 "$SCREEN" -nolisten tcp -nolisten unix -nolock \

@@ -283,7 +283,7 @@ setup_namespace() {
     sink_login_records
 
     # --- the state directory and srsecret's PIN ---
-    enrol "$PIN"
+    set_pin "$PIN"
     start_tmux
 }
 

@@ -215,7 +215,7 @@ setup_namespace() {
     sink_login_records
 
     # --- state directory and srssh's PIN ---
-    enrol "$PIN"
+    set_pin "$PIN"
 
     # --- sshd: host key, config, start, wait for both listeners ---
     ssh-keygen -q -t ed25519 -N '' -C sr-e2e -f "$T/ssh/host_ed25519" >/dev/null \

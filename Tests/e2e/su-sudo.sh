@@ -116,7 +116,7 @@ SUDOERS
     done
 
     # --- state directory and srtest's PIN ---
-    enrol "$PIN"
+    set_pin "$PIN"
 
     # --- tmux: private server; panes stay after their command exits so we can read them ---
     start_tmux

@@ -54,8 +54,8 @@ configure() {
 }
 # add_user NAME UID: a local account in the namespace's /etc/passwd.
 add_user() { echo "$1:x:$2:$2::/nonexistent:/usr/sbin/nologin" >> /etc/passwd; }
-# enrol USER PIN: an administrator sets the PIN (weak PINs allowed: tests pick PINs freely).
-enrol() { printf '%s\n' "$2" | "$BIN/secureroom" set "$1" --stdin --allow-weak >/dev/null; }
+# set_pin USER PIN: an administrator sets the PIN (weak PINs allowed: tests pick PINs freely).
+set_pin() { printf '%s\n' "$2" | "$BIN/secureroom" set "$1" --stdin --allow-weak >/dev/null; }
 # service NAME LINE...: a PAM service in the namespace's /etc/pam.d. MODULE is the module copy.
 service() { local name=$1; shift; printf '%s\n' "${@//MODULE/$BIN/pam_secureroom.so}" > "/etc/pam.d/$name"; }
 # authenticate SERVICE USER PIN: one PAM transaction through the real libpam

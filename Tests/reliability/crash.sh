@@ -60,11 +60,11 @@ VAULT_FILE=$W/vault/vault.sqlite
 mkdir -p -m 0700 "$W/vault"
 
 DAEMON_PIN=7391
-enrol daemon "$DAEMON_PIN"
+set_pin daemon "$DAEMON_PIN"
 BIN_PINS=(3817 6402); bin_current=0
 ROOT_PINS=(2846 5193); root_current=0
-enrol bin "${BIN_PINS[0]}"
-enrol root "${ROOT_PINS[0]}"
+set_pin bin "${BIN_PINS[0]}"
+set_pin root "${ROOT_PINS[0]}"
 "$BIN/secureroom-vault" init --stdin --file "$VAULT_FILE" <<<"${ROOT_PINS[0]}" >/dev/null
 "$BIN/secureroom-vault" unlock --stdin <<<"${ROOT_PINS[0]}" >/dev/null
 declare -A SECRETS=()

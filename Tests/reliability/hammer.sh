@@ -55,7 +55,7 @@ storm() {
   shift 2
   for ((round = 1; round <= STORMS; round++)); do
     configure "$@"
-    enrol daemon "$PIN"
+    set_pin daemon "$PIN"
     rm -rf "$W/codes"; mkdir "$W/codes"; : > "$W/argon2-count"
     local start=$EPOCHREALTIME i
     for ((i = 0; i < ATTEMPTS; i++)); do launch daemon "$(wrong_pin "$i")" "$i"; done
@@ -89,7 +89,7 @@ plan=$W/plan
 for ((u = 0; u < MIXED_USERS; u++)); do
   user=hammer$u
   add_user "$user" $((5000 + u))
-  enrol "$user" "$PIN"
+  set_pin "$user" "$PIN"
   kind=$((u % 3))   # 0 wrong only, 1 right only, 2 both
   if [ "$kind" -ne 1 ]; then for ((i = 0; i < WRONG_EACH; i++)); do echo "$user $(wrong_pin "$i") w"; done >> "$plan"; fi
   if [ "$kind" -ne 0 ]; then for ((i = 0; i < RIGHT_EACH; i++)); do echo "$user $PIN r"; done >> "$plan"; fi

@@ -51,7 +51,7 @@ emit
 for ((round = 1; round <= ROUNDS; round++)); do
   rows=()
   configure
-  enrol victim "$PIN"; enrol bystander "$OTHER_PIN"
+  set_pin victim "$PIN"; set_pin bystander "$OTHER_PIN"
   pid=$(frozen 1111) || violation "the check did not stop inside argon2"
   check "[ \$(failures victim) -eq 1 ]" "the stopped attempt is not counted ($(failures victim))"
   timed "bystander: right PIN" authenticate probe bystander "$OTHER_PIN"

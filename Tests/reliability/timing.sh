@@ -96,7 +96,7 @@ pass() {
   local title=$1; shift
   configure "nopin = fail" "deny = 100" "schedule =" "$@"
   service probe "auth required MODULE"
-  enrol daemon "$PIN"
+  set_pin daemon "$PIN"
   local ratio rounds=$ROUNDS repeat=$((6 * ROUNDS))
   measure > "$W/ratio"; ratio=$(< "$W/ratio")
   if awk -v r="$ratio" 'BEGIN { exit !(r > 1.05) }'; then
