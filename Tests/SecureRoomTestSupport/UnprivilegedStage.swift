@@ -184,11 +184,11 @@ public final class UnprivilegedStage {
         defer { try? silence.fileHandleForWriting.close() }
         if case .silentInput = descriptors { standardInput = silence.fileHandleForReading }
         return try runProgram(
-            "/usr/bin/unshare",
+            Artifacts.root + "/scripts/lib/sandbox",
             [
-                "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                Self.namespaceScript, "stage", sandbox.root, String(uid),
-                redirection,
+                "--bind", sandbox.root + "/etc-security", "/etc/security",
+                "--bind", sandbox.root + "/etc-pam.d", "/etc/pam.d",
+                "--", "/bin/sh", "-c", Self.namespaceScript, "stage", sandbox.root, String(uid), redirection,
             ] + command,
             input: input, standardInput: standardInput)
     }
@@ -229,14 +229,13 @@ public final class UnprivilegedStage {
         return terminal
     }
 
-    /// Inside the namespace: the private /etc/security and /dev, then the program as the
-    /// caller (uid and gid alike). Arguments: root uid redirection command...
+    /// Inside scripts/lib/sandbox, which bound the stage's /etc/security and /etc/pam.d:
+    /// a private /dev, then the program as the caller (uid and gid alike). Arguments: root
+    /// uid redirection command...
     private static let namespaceScript = #"""
         set -e
         root=$1 uid=$2 redirection=$3
         shift 3
-        mount --bind "$root/etc-security" /etc/security
-        mount --bind "$root/etc-pam.d" /etc/pam.d
         mount --rbind /dev "$root/dev-host"
         mount -t tmpfs -o mode=0755,nosuid tmpfs /dev
         for node in null zero full random urandom tty; do

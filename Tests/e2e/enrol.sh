@@ -40,7 +40,7 @@
 # How
 #   The script runs twice (Tests/e2e/lib.sh). The outer run (root) checks prerequisites,
 #   records digests of what it guards and re-executes itself inside
-#   `unshare --mount --propagation private`. The inner run bind-mounts private copies
+#   scripts/lib/sandbox (a private mount namespace). The inner run bind-mounts private copies
 #   over /etc/passwd, shadow, group, gshadow (six users with a REAL SHA-512 password,
 #   uids 4270-4275), /etc/sudoers, /etc/pam.d (su, sudo and login rewritten from the
 #   originals: the PIN line `auth [success=done default=ignore]` before

@@ -5,7 +5,7 @@
 # The shape of a test
 #   The script runs twice. The outer run (root, `outer_main`) checks prerequisites,
 #   records a digest of the files it guards, makes a work directory $T (root 0755 under
-#   /tmp), re-executes the script inside `unshare "${E2E_UNSHARE[@]}"` and, once that
+#   /tmp), re-executes the script inside `scripts/lib/sandbox "${E2E_SANDBOX[@]}"` and, once that
 #   inner run has finished, reads its counters from $T/results, removes $T and checks
 #   that nothing outside changed: the digest, no test user, no mount left. The inner run
 #   (`inner_main`, written by the test) sets up its private copies with the helpers
@@ -17,7 +17,8 @@
 #   E2E_NAME          name in `die` messages (default: the script's file name)
 #   E2E_PREFIX        names the work dir (/tmp/PREFIX.XXXXXX), the tmux socket (PREFIX-PID)
 #                     and any tmpfs the test mounts; a mount naming it is a leftover
-#   E2E_UNSHARE       array: unshare's options, e.g. (--mount --propagation private)
+#   E2E_SANDBOX       array: scripts/lib/sandbox's options: () for a private mount
+#                     namespace, (--net) for a private network namespace too
 #   E2E_ROOT_REASON   why root is needed (in the "must run as root (...)" message)
 #   E2E_INNER_WHERE   "the namespace" or "the namespaces" (the "aborted" message)
 #   E2E_TOOLS         array: commands that must exist
@@ -89,7 +90,7 @@ CLI=${SECUREROOM_CLI:-$REPO/.build/release/secureroom}
 TIMEOUT=${SR_E2E_TIMEOUT:-15}
 
 E2E_NAME=$(basename "$0")
-E2E_UNSHARE=(--mount --propagation private)
+E2E_SANDBOX=()
 E2E_ROOT_REASON="it bind-mounts over /etc inside a private mount namespace"
 E2E_INNER_WHERE="the namespace"
 E2E_TOOLS=(unshare tmux setpriv sha256sum mount mountpoint getent)
@@ -215,7 +216,7 @@ outer_main() {
     local rc=0
     SR_E2E_INNER=1 SR_E2E_T="$T" SR_E2E_SOCK="$SOCK" SR_E2E_OUTER_PID=$$ \
         SECUREROOM_MODULE="$MODULE" SECUREROOM_CLI="$CLI" \
-        unshare "${E2E_UNSHARE[@]}" -- /bin/bash "$SELF" || rc=$?
+        "$REPO/scripts/lib/sandbox" "${E2E_SANDBOX[@]}" -- /bin/bash "$SELF" || rc=$?
 
     # Counters written by the inner run (absent if it died early).
     local complete=0

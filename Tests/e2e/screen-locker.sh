@@ -30,7 +30,7 @@
 # How
 #   The script runs twice (Tests/e2e/lib.sh). The outer run (root) checks prerequisites,
 #   records digests of what it guards, and re-executes itself inside
-#   `unshare --mount --net --propagation private`. The private network namespace keeps
+#   `scripts/lib/sandbox --net`. The private network namespace keeps
 #   the X server to this test: Xvfb listens only on the abstract socket @/tmp/.X11-unix/X42
 #   (-nolisten tcp -nolisten unix -nolock: no socket or lock file in /tmp), which exists
 #   per network namespace, so display :42 is always free and nothing else can connect.
@@ -72,7 +72,7 @@ SCREEN=800x600x24
 CONVERT=/usr/bin/convert          # Debian's ImageMagick
 
 E2E_PREFIX=sr-lock
-E2E_UNSHARE=(--mount --net --propagation private)
+E2E_SANDBOX=(--net)
 E2E_ROOT_REASON="it bind-mounts over /etc and installs a setuid helper inside private namespaces"
 E2E_INNER_WHERE="the namespaces"
 E2E_TOOLS=(unshare setpriv sha256sum mount mountpoint getent Xvfb i3lock xdotool xwd gdb ip pgrep setsid findmnt)

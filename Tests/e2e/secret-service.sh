@@ -56,7 +56,7 @@
 #
 # How
 #   The script runs twice (Tests/e2e/lib.sh). The outer run (root) checks prerequisites
-#   and re-executes itself inside `unshare --mount --propagation private`. The inner run
+#   and re-executes itself inside scripts/lib/sandbox (a private mount namespace). The inner run
 #   bind-mounts private copies over /etc/passwd, shadow, group, gshadow (srsecret, uid
 #   4280, who has the PIN and the vault, and srsscall, uid 4281, who runs su), /etc/pam.d
 #   (su: the PIN line `auth [success=done default=ignore]` before common-auth and

@@ -24,7 +24,7 @@
 # How
 #   The script runs twice. The outer run (root) checks prerequisites, records sha256sums
 #   of the files it is going to shadow, and re-executes itself inside
-#   `unshare --mount --net --propagation private`: a private mount namespace AND a
+#   `scripts/lib/sandbox --net`: a private mount namespace AND a
 #   private network namespace that has nothing but its own loopback (brought up with
 #   `ip link set lo up`, plus the alias 198.51.100.7/32), so the test's sshd cannot be
 #   reached from anywhere else, not even from the host's own 127.0.0.1. The inner run
@@ -70,7 +70,7 @@ LOCAL_ADDR6=::1
 SSHD=/usr/sbin/sshd
 
 E2E_PREFIX=sr-ssh
-E2E_UNSHARE=(--mount --net --propagation private)
+E2E_SANDBOX=(--net)
 E2E_ROOT_REASON="it bind-mounts over /etc inside private namespaces"
 E2E_INNER_WHERE="the namespaces"
 E2E_TOOLS+=(ip ss ssh ssh-keygen pgrep)

@@ -22,7 +22,7 @@
 # How
 #   The script runs twice. The outer run (root) checks prerequisites, records sha256sums
 #   of the files it is going to shadow, and re-executes itself inside
-#   `unshare --mount --propagation private`. The inner run bind-mounts private copies of
+#   scripts/lib/sandbox (a private mount namespace). The inner run bind-mounts private copies of
 #   /etc/passwd, shadow, group, gshadow, sudoers and pam.d/{su,sudo} (plus tmpfs over
 #   sudo's timestamp dirs and copies over the login records su writes on failure), so
 #   every change vanishes with the namespace. It adds two users whose password is locked

@@ -6,9 +6,8 @@
 #   W               a private work directory (removed on exit)
 #   BIN             copies of the release artifacts (so a rebuild cannot change them mid-run)
 #   OUT             the item's report file, $RELIABILITY_REPORT_DIR/ITEM.md
-#   a private mount namespace (re-executing the item inside `unshare --mount`) in which
-#   /etc/passwd, /etc/group, /etc/pam.d and /etc/security/secureroom.conf are copies the
-#   item may change: the module, the admin tool and the vault read the state directory
+#   a private mount namespace (re-executing the item inside scripts/lib/sandbox) in which
+#   /etc/passwd, /etc/group, /etc/pam.d and /etc/security are copies the item may change: the module, the admin tool and the vault read the state directory
 #   $W/state from that config file, as on an installed system. Nothing on the host changes.
 #
 # Usage, at the top of an item:  ITEM=crash; source "$(dirname "$0")/common.sh" "$@"
@@ -26,22 +25,15 @@ if [ -z "${RELIABILITY_WORK:-}" ]; then
   mkdir -p "$work/bin"
   for artifact in "${ARTIFACTS[@]}"; do cp "$REPO/.build/release/$artifact" "$work/bin/"; done
   status=0
-  RELIABILITY_WORK=$work unshare --mount --propagation private -- /bin/bash "$REPO/Tests/reliability/$ITEM.sh" "$@" || status=$?
+  # /etc/security is copied as a whole, so no file is created on the host.
+  RELIABILITY_WORK=$work "$REPO/scripts/lib/sandbox" --copy /etc/passwd --copy /etc/group --copy /etc/pam.d \
+    --copy /etc/security -- /bin/bash "$REPO/Tests/reliability/$ITEM.sh" "$@" || status=$?
   exit $status
 fi
 
 W=$RELIABILITY_WORK
 BIN=$W/bin
-grep -q " / / .*shared:" /proc/self/mountinfo && mount --make-rprivate /
-mkdir -p -m 0700 "$W/etc"
-for f in passwd group; do cp -p "/etc/$f" "$W/etc/$f"; done
-cp -a /etc/pam.d "$W/pam.d"
-# /etc/security is replaced by a copy as a whole, so no file is created on the host.
-if [ -d /etc/security ]; then cp -a /etc/security "$W/security"; else mkdir "$W/security"; fi
-: > "$W/security/secureroom.conf"
-for f in passwd group; do mount --bind "$W/etc/$f" "/etc/$f"; done
-[ -d /etc/security ] && mount --bind "$W/security" /etc/security
-mount --bind "$W/pam.d" /etc/pam.d
+: > /etc/security/secureroom.conf
 STATE=$W/state
 
 # configure LINE...: writes secureroom.conf (cheap argon2 unless a line overrides it) and
