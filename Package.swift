@@ -1,4 +1,6 @@
 // swift-tools-version: 6.1
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
 //
 // SecureRoom for Linux: a PIN authentication stack.
 //

@@ -1,4 +1,6 @@
 // swift-tools-version: 6.1
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
 //
 // libFuzzer harnesses for every parser of untrusted bytes in SecureRoom (see README.md).
 // One executable per parser; each defines LLVMFuzzerTestOneInput and gets its `main`

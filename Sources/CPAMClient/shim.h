@@ -1,1 +1,4 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 #include <security/pam_appl.h>

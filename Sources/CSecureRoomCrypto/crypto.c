@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * The primitives of CSecureRoomCrypto.h on OpenSSL 3's libcrypto: the EVP interfaces, so
  * the implementations (and any hardware acceleration) are the library's. Contexts are freed

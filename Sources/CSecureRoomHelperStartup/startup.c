@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * secureroom-helper is setuid root and starts with whatever its caller left behind.
  * This constructor runs before the Swift runtime's own static initializers (priority

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * pam_secureroom entry points. Each one forwards to the Swift implementation
  * (Sources/PAMSecureRoom); the linker version script exports only pam_sm_*.

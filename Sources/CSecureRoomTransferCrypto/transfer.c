@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * The primitives of CSecureRoomTransferCrypto.h on OpenSSL 3's libcrypto: BIGNUM for the
  * exchange (constant-time exponentiation; the exponent and the shared secret cleared when

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 #ifndef CTSS2_SHIM_H
 #define CTSS2_SHIM_H
 /* Headers only: tpm2-tss ESAPI (Debian libtss2-dev). All TPM logic is in Swift (SecureRoomCore/TPM/ESAPI). */

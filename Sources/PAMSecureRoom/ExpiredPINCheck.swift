@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import SecureRoomCore
 
 /// What `auth` keeps of an expired PIN it accepted, so that `account` can refuse that

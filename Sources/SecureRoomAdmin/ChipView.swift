@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import SecureRoomCore
 
 /// What `status` says of a PIN bound to a TPM: whether the chip that answers now is the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Lowercase hexadecimal, the encoding of binary fields in SecureRoom records.
 public enum Hex {
     /// The digit of each nibble value, for encoders that must not build a String.

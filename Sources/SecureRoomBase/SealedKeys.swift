@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import CSecureRoomCrypto
 
 /// The primitives every SecureRoom key goes through (docs/FORMAT.md §2, §7, §9), on the

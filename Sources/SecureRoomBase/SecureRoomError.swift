@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Every failure the core reports. Callers map these to their own edge:

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Why a TPM-bound PIN could not be checked or bound (docs/DESIGN.md §11). None of them
 /// is a wrong PIN, and none is a success: the stack falls through to the password.
 public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {

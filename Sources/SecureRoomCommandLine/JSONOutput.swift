@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import FoundationEssentials
 
 /// The JSON the tools print (`--json`), made by JSONEncoder: keys sorted, slashes as they

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// One D-Bus interface as this provider serves it: its methods (each with the code that
 /// serves it), properties and signals. `SecretService.interfaces` is the one table of them;
 /// dispatch and the introspection XML (`Introspection`) both come from it, so the two

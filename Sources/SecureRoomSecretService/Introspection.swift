@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The introspection data of each kind of object (org.freedesktop.DBus.Introspectable),
 /// for tools such as `gdbus introspect` and `busctl`, written from the same table the
 /// dispatch reads (`SecretService.common`, `SecretService.interfaces(of:)`).

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The interfaces this provider serves, as the Secret Service API specifies them: the one
 /// table that dispatch (`SecretService.dispatch`) and introspection (`Introspection`) read.
 extension SecretService {

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import SecureRoomBase
 
 /// The prompt `Unlock` answers with when the vault is locked (docs/DESIGN.md §14). The PIN

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import SecureRoomBase
 
 /// The keys a vault derives from its data key (DEK) — seal, title, attribute and key-check

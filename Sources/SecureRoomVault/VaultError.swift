@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What can go wrong with a vault, each with a message that says what to do.
 public enum VaultError: Error, Equatable, CustomStringConvertible {
     /// No unlocked key in the keyring.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Foundation
 
 /// A throwaway SecureRoom installation: a state directory initialised by the real

@@ -62,6 +62,8 @@
 # Output is TAP-like ("ok N - ...", "not ok N - ..."), ending with "N passed, M failed".
 # Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools).
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # shellcheck source=Tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
 

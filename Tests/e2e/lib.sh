@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # Tests/e2e/lib.sh — the harness shared by the end-to-end tests (su-sudo.sh, sshd.sh,
 # screen-locker.sh). Sourced, never run. Each test keeps its own setup and cases; this
 # file holds what they do alike.

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # Tests/e2e/secret-service-client.py — the D-Bus clients of Tests/e2e/secret-service.sh.
 #
 # Run by that script as the test user, with DBUS_SESSION_BUS_ADDRESS pointing at the

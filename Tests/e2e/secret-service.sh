@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # Tests/e2e/secret-service.sh — end-to-end test of the vault as a freedesktop Secret
 # Service (`secureroom-vault serve`, org.freedesktop.secrets) with REAL clients on a
 # private D-Bus session bus: secret-tool, libsecret through GObject introspection,

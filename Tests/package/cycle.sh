@@ -57,6 +57,8 @@
 # Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools or
 # packages).
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 
 TEST_USER=srcycle
 PASSWORD='Cycle-pw-4711'

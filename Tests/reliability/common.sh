@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # Tests/reliability/common.sh — sourced by the reliability items that drive the release
 # artifacts from a shell (crash.sh, hammer.sh, timing.sh). Not run on its own.
 #

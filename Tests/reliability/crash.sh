@@ -37,6 +37,8 @@
 # process that died; the vault add does not use the TPM and is left out.
 # Writes $RELIABILITY_REPORT_DIR/ITEM.md; the last line is "ITEM: N checks, V violations".
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=${ITEM:-crash}
 CRASH_TPM=${CRASH_TPM:-0}
 source "$(dirname "$0")/common.sh" "$@"

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * freecheck.so — LD_PRELOAD shim for the `memory` reliability item (memory.sh): counts
  * heap blocks that still hold a PIN when they are freed.

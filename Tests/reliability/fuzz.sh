@@ -16,6 +16,8 @@
 # kept in "$RELIABILITY_REPORT_DIR/fuzz-crashes/" with the command that reproduces it.
 # The last line of output is `fuzz: N executions, C crashes`; exits 0 iff C = 0.
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=fuzz
 source "$(dirname "$0")/prelude.sh" "$@"
 seconds=${FUZZ_SECONDS:-$([ "$LONG" -eq 1 ] && echo 600 || echo 10)}

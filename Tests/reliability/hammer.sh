@@ -16,6 +16,8 @@
 # --long runs each single-user storm 3 times and the mixed burst with 60 users.
 # Writes $RELIABILITY_REPORT_DIR/hammer.md; last line "hammer: N checks, V violations".
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=hammer
 source "$(dirname "$0")/common.sh" "$@"
 STORMS=$([ "$LONG" -eq 1 ] && echo 3 || echo 1)

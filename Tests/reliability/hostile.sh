@@ -18,6 +18,8 @@
 # the tests append to hostile.tsv there; the last line is `hostile: N checks, V violations`
 # (N cases recorded, V failed tests), and the exit status is 0 iff V is 0.
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=hostile
 source "$(dirname "$0")/prelude.sh" "$@"
 # Beyond scripts/setup's list (unshare, setpriv): timeout (coreutils), pam_debug.so (libpam-modules).

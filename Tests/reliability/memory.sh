@@ -22,6 +22,8 @@
 # Writes "$RELIABILITY_REPORT_DIR/memory.md" (default .build/reliability). The last line
 # of output is `memory: N checks, V violations`; exits 0 iff V = 0.
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=memory
 source "$(dirname "$0")/prelude.sh" "$@"
 if [ "$LONG" -eq 1 ]; then

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * memscan — search a live process's writable memory for PIN digits, for the `memory`
  * reliability item (Tests/reliability/memory.sh), which runs it on a paused pam-host.

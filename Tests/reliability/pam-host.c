@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * pam-host — a long-lived PAM application for the `memory` reliability item
  * (Tests/reliability/memory.sh): many authentications in one process, so memcheck can

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # Tests/reliability/prelude.sh — sourced first by every reliability item: its arguments,
 # root, its report file and package installs. Not run on its own.
 #

@@ -11,6 +11,8 @@
 # 30 s lock patience). --long repeats the sequence 5 times.
 # Writes $RELIABILITY_REPORT_DIR/stopped.md; last line "stopped: N checks, V violations".
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=stopped
 source "$(dirname "$0")/common.sh" "$@"
 ROUNDS=$([ "$LONG" -eq 1 ] && echo 5 || echo 1)

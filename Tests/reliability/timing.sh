@@ -23,6 +23,8 @@
 # Rounds: 15 (--long: 60).
 # Writes $RELIABILITY_REPORT_DIR/timing.md; last line "timing: N checks, V violations".
 set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 ITEM=timing
 source "$(dirname "$0")/common.sh" "$@"
 ROUNDS=$([ "$LONG" -eq 1 ] && echo 60 || echo 15)

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # scripts/lib/measure.sh — figures from samples, for scripts/bench and the reliability
 # items (Tests/reliability). Sourced, not run.
 

@@ -1,3 +1,5 @@
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # scripts/lib/swtpm.sh — a software TPM (swtpm) of one test's, bench row's or reliability
 # item's own: the one launcher (the Swift tests' SoftwareTPM runs it too).
 #

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the blocklist file parser, `Blocklist(parsing:source:)` (`blocklist=PATH`).
 ///
 /// Properties of a list that parses: it has at most one entry per line, and every

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the configuration parsers (README "Options"): the config file
 /// (`Configuration.apply(fileText:path:)` through `Configuration.load`), module arguments
 /// (`Configuration.apply(_:)`), and the lockout schedule (`LockoutPolicy.parseSchedule`).

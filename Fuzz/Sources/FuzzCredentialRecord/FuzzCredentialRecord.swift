@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the credential record parser, `CredentialRecord(parsing:path:)` (FORMAT.md §3).
 ///
 /// Properties of a record that parses:

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the decoder of the helper's reply line, `HelperReply(line:)` and the lockout
 /// status it carries (`HelperReply.decode`, docs/SECURITY.md §3). The helper runs setuid
 /// root, but its reply crosses a pipe that the calling program also holds.

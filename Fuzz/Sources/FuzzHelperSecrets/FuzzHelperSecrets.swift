@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the decoder of the key material after the helper's `success`,
 /// `HelperSecrets.decode` (docs/SECURITY.md §3).
 ///

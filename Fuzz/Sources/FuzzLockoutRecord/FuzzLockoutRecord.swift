@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the lockout record parser, `LockoutRecord(parsing:path:)` (FORMAT.md §4), and
 /// what the module does next with a parsed tally: `LockoutPolicy.status(of:at:)`.
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the PIN reader, `PINFormat.pin(from:)` and `pin(fromCString:)`: the answer to
 /// the PIN prompt comes from whoever drives the PAM conversation. The first input byte
 /// picks the configured length (4...12 digits); the rest is the answer.

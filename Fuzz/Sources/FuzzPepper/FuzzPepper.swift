@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the pepper file parser, `Pepper(parsing:path:)` (docs/FORMAT.md §2).
 ///
 /// Property: the format has one canonical form, so a file that parses re-serializes to

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the shared record line parser, `RecordText` (docs/FORMAT.md §1.1), under
 /// each record kind's header and key set (the first input byte picks one).
 ///

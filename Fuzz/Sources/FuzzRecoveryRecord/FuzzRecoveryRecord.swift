@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the recovery record parser, `RecoveryRecord(parsing:path:)` (FORMAT.md §7).
 ///
 /// Properties of a record that parses: field lengths as documented; `serialized()` has

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Shared by the SecureRoom fuzzers: reading libFuzzer's input and checking properties.
 import SecureRoomCore
 

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the vault blob opener, `VaultCipher.open` (docs/FORMAT.md §9), with the fixed
 /// DEK and vault id of the §9.1 vector. The first input byte picks the mode:
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Fuzzes the wrapped-key openers and the typed recovery key (docs/FORMAT.md §7):
 /// `VaultKey.unwrap` (PIN and recovery paths), `SealedKeys.open` and
 /// `RecoveryKey(typed:)`, with the fixed keys of the FORMAT.md §7.1 vectors. The first

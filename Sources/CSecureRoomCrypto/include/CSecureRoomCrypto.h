@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * CSecureRoomCrypto — the three primitives SecureRoom's records use, from the system's
  * OpenSSL 3 libcrypto (Debian: libssl-dev), which sshd and sudo already load and which

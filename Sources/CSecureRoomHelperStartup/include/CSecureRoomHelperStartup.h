@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * CSecureRoomHelperStartup — what secureroom-helper does before any Swift code runs.
  * See startup.c and docs/SECURITY.md §3.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * CSecureRoomPAM — the only code that speaks C to libpam.
  *

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * CSecureRoomSystem — one-line wrappers for the system calls and macros that
  * Swift cannot reach directly (variadic functions, function-like macros).

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * CSecureRoomTransferCrypto — the Secret Service transfer algorithm
  * "dh-ietf1024-sha256-aes128-cbc-pkcs7" (docs/DESIGN.md §14), from the system's OpenSSL 3

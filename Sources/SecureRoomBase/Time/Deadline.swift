@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// The end of a bounded wait, on CLOCK_MONOTONIC: the lock patience, the helper's reply

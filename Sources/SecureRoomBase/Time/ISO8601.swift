@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// ISO 8601 timestamps in UTC for status output ("2026-11-21T14:41:09Z").

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A point in time as the lockout needs it: wall-clock seconds (shown to people,
 /// kept across reboots) plus the boot it was taken in and the time since that boot
 /// (CLOCK_BOOTTIME, which setting the clock cannot move).

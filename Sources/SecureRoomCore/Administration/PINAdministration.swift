@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Writing PIN records as an administrator or a PIN change does (never a check: that is
 /// `Verification/`): setting, creating (`enrol`), expiring and removing PINs, resetting
 /// tallies, setting up and recovering vault keys. The operations behind `secureroom

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Every SecureRoom option, parsed once (pam_faillock's model): first the config file
 /// (`/etc/security/secureroom.conf`, or `conf=`), then module arguments or CLI flags,
 /// which win. The same keys work in both places (docs: README "Options").

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The keys derived from a PIN (docs/FORMAT.md §2, docs/DESIGN.md §3):
 ///
 ///     master   = argon2id(PIN, salt, secret = pepper, ad = "secureroom/1 user=" || user)

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// What a `ProtectedDirectory` read or wrote, by name, with the identity of the file the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A line of the PAM conversation the helper relays during `enrol` (HelperProtocol):
 /// the questions and messages of the secureroom-enrol service, from the helper to its
 /// caller. A question is answered with one line (no newline inside); a message is not.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The conversation between `secureroom-helper` and its callers (docs/SECURITY.md §3).
 ///
 ///     secureroom-helper verify USER        secureroom-helper change USER

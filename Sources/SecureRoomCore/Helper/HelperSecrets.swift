@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Key material after a helper's `success` (docs/SECURITY.md §3): the caller's own vault
 /// key, and on `setup-vault` the new recovery key, as words on the reply line:
 ///

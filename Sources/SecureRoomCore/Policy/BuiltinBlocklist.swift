@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The built-in blocklist (`blocklist=builtin`): two lists published with Markert et al.,
 /// "This PIN Can Be Easily Guessed: Analyzing the Security of Smartphone Unlock PINs",
 /// IEEE S&P 2020 (shared/data): Apple's 274 iOS PINs and the study's data-driven list of

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Which `PAM_RHOST` values name this machine (docs/DESIGN.md §7): the rest are the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The lockout schedule (docs/DESIGN.md §4, README "DEFAULTS AND WHY"): after a number of
 /// consecutive failures the next attempt must wait a delay; at `deny` failures the PIN
 /// is disabled until a success elsewhere or an administrator's reset.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The shape of a PIN: exactly `digits` ASCII digits. Unicode digits ("١٢٣٤",
 /// "１２３４"), spaces, signs and anything longer or shorter are not PINs.
 public struct PINFormat: Equatable, Sendable {

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a new PIN must not be (docs/DESIGN.md §5): on the blocklist, or a constant step
 /// (1111, 1234, 1357, 9876, 7890 — each digit the previous plus a fixed step, mod 10).
 public struct PINPolicy: Sendable {

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// One user's PIN credential (docs/FORMAT.md §3): argon2id parameters, salt and the
 /// verifier derived from the argon2 output. Holds nothing from which the PIN can be
 /// recovered without the pepper, and, when bound to a TPM (version 2), nothing without

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// One user's failure tally (docs/FORMAT.md §4): the failures of the current run, the
 /// attempts counted but not yet resolved (`pending`), the tags of the run's wrong guesses
 /// (`seenGuesses`, no cheaper to search than the credential), the failures a success did

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A user's answer to the enrolment offer at login (docs/FORMAT.md §10): when they last
 /// said no, so that `enrol=offer` does not ask again before `enrol_snooze` has passed.
 /// Removed when the user gets a PIN.

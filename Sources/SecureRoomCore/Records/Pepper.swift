@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The pepper: 32 random bytes, argon2's secret input, kept in a root-only file apart
 /// from the records (docs/FORMAT.md §2). A copy of the records without it is useless
 /// to an offline attacker; see docs/SECURITY.md for what it does not protect against.

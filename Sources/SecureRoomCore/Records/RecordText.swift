@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The line format shared by SecureRoom's records (docs/FORMAT.md §1):
 ///
 ///     MAGIC/VERSION\n

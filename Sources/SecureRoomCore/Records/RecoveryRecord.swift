@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The vault's data key wrapped a second time, under a recovery key shown to the user
 /// once (docs/FORMAT.md §7). Kept apart from the credential so that a new PIN set by an
 /// administrator, a `reset --remove-pin` or a `wipe_after` erase leaves it in place.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Where a failure tally is kept (docs/FORMAT.md §1): a user's own `NAME.lockout`, changed
 /// under `NAME.lock`, or one of the 256 decoy slots `.decoy-XX` that users without a PIN
 /// and unknown names share under `.decoy.lock` (`nopin=fail`: they get the same answers as

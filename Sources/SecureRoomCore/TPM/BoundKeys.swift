@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The keys of a TPM-bound PIN (docs/FORMAT.md §2.1), systemd-cryptenroll's construction
 /// on SecureRoom's records. argon2id, as for any PIN, but with a 64-byte output:
 ///

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The decoy's tag key (`users/.decoy.tpm`, docs/FORMAT.md §1): once any PIN is bound to
 /// the TPM, a check of a name without a PIN (`nopin=fail`) does the chip work a bound
 /// PIN's wrong guess does — the lockout state before the prompt, then two commands on one

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What a TPM-bound credential record holds of the TPM (docs/FORMAT.md §3): the sealed
 /// object whose authorization value is half of the PIN's argon2 output, the HMAC key that
 /// tags wrong guesses inside the chip, and the storage key's name when they were made.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// One account's share of the TPM's dictionary-attack counter (docs/SECURITY.md §1.2).
 /// The counter is the whole chip's and forgets one failure per lockout interval; an
 /// account's success forgives its failures on disk but not on the chip. So each account

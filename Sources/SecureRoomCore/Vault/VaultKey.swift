@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The vault's data key (DEK) and how it is kept (docs/FORMAT.md §7, docs/DESIGN.md §3):
 ///
 ///     KEK     = HKDF-SHA256(master, salt = "", info = "secureroom/1 vault-kek", 32)

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Where a user's vault key stands in the root-only state, so that the vault tool can say

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// The lockout protocol (docs/FORMAT.md §4, DESIGN.md §4), written once for every kind of
 /// check (`PINCheck`). One check is three steps on one tally file; its lock is held for
 /// the first and the last only, never across argon2 or the TPM, so a stopped or slow

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// Where a PIN is checked or changed: in this process when it may read the root-only

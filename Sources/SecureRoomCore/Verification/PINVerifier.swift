@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// Checks a PIN under the lockout rules (docs/DESIGN.md §4, docs/FORMAT.md §4). Shared by the
 /// PAM module, the admin tool's `change`, and the setuid helper — the one implementation
 /// of the rules: `LockoutProtocol`'s three steps around the kind of check the record

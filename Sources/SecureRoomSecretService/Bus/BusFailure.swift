@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A D-Bus error reply: its name and a one-line message. Handlers throw it; the service
 /// turns every other error into one in a single place (`SecretService.failure(for:)`).
 public struct BusFailure: Error, Equatable, CustomStringConvertible {

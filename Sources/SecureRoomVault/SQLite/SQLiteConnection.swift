@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import CSQLite
 
 /// One connection to an existing SQLite file, through SQLite's C API (Debian's libsqlite3),

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /*
  * LD_PRELOAD shim for tests: counts calls to libargon2's argon2id_ctx (the entry the module uses) by appending one
  * byte per call to $ARGON2_COUNTER_FILE (O_APPEND, so concurrent processes add up),

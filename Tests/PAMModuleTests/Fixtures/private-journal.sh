@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
 # private-journal.sh STORE SCRIPT: runs the real systemd-journald in a private mount
 # namespace, with its journal in STORE (volatile, no kernel messages, nothing forwarded)
 # and /dev/log its syslog socket, then SCRIPT (sh -c) in that namespace; stops journald

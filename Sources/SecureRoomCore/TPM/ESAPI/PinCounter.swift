@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import CTSS2
 
 /// A failure counter for one PIN inside the TPM: an NV index of type `TPM_NT_PIN_FAIL`

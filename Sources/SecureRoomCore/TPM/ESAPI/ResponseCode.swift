@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import CTSS2
 
 /// A TSS2 return code (`TSS2_RC`) together with its `Tss2_RC_Decode` text,

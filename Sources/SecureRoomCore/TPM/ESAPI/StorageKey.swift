@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import CTSS2
 
 /// The storage parent ("SRK") under which the PIN object and the tag key are

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import Glibc
 
 /// tpm2-tss configures its logging from the environment (TSS2_LOG, TSS2_LOGFILE), read by

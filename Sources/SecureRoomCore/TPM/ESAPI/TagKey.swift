@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 import CTSS2
 
 /// A TPM-resident HMAC-SHA256 key for "guess tags": tag = HMAC(key, data)

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A PIN bound to a TPM (docs/FORMAT.md §2.1, DESIGN.md §11): argon2 gives the local half
 /// and the authorization; the chip first computes the guess's tag (not counted: the tag
 /// key has no authorization value), then, unless that tag is already in the run, unseals

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A name without a PIN, or an unknown one, under `nopin=fail` (docs/DESIGN.md §4): the
 /// work of a wrong PIN of an enrolled user, on the decoy slot the name hashes to, so that
 /// who has a PIN cannot be told from outside. argon2 with the decoy's salt and the

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// What step 2 of a check learned about one guess (docs/DESIGN.md §4): the master key when
 /// the guess is the PIN, the tag a wrong guess is remembered by, and whether the TPM tested
 /// it and refused it.

@@ -1,3 +1,6 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
 /// A PIN not bound to a TPM: one argon2 run (docs/FORMAT.md §2) with the credential's salt
 /// and parameters; the master's verifier is compared with the record's.
 struct UnboundCheck: PINCheck {
