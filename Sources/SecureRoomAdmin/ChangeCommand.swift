@@ -53,7 +53,7 @@ struct ChangeCommand: ParsableCommand {
                     try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
                 },
                 new: { current in
-                    try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak) {
+                    try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak, mayAllowWeak: asRoot) {
                         PINPolicy.refusal(replacing: current, with: $0)
                     }
                 })

@@ -67,7 +67,7 @@ struct EnrolCommand: ParsableCommand {
                     }
                 },
                 newPIN: {
-                    try readNewPIN(configuration, fromStdin: stdin, allowWeak: false)
+                    try readNewPIN(configuration, fromStdin: stdin, allowWeak: false, mayAllowWeak: false)
                 })
             print(replace ? "PIN replaced for \(user)." : "PIN created for \(user). Next time you can log in with it.")
             if replace {

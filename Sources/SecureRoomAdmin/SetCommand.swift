@@ -66,7 +66,7 @@ struct SetCommand: ParsableCommand {
             } else if try store.credential(for: user)?.vaultKey != nil || store.recovery(for: user) != nil, !force {
                 throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
             }
-            let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak)
+            let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak, mayAllowWeak: true)
             try administration.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
             SystemLog.open(identity: "secureroom")
             let vaultNote =

@@ -27,7 +27,10 @@ struct StatusCommand: ParsableCommand {
             UTC since when the PIN must be changed at its next use, after 'set --expire' or \
             'expire'; else null), and corrupt (null, or why a record cannot be read: state \
             "corrupt", and 'secureroom reset USER' moves the record aside). For one \
-            user it is an object; without USER, an array of enrolled users.
+            user it is an object; without USER, an array of enrolled users. The table fits 80 \
+            columns (user, PIN, failures, state, locked until, vault; a corrupt record's reason \
+            below it); --wide adds the last success and failure, the TPM and the argon2 \
+            parameters. A USER with neither an account nor a PIN is an error (exit 1).
             """)
 
     @Argument(help: "The account (default: every enrolled user).")
@@ -35,6 +38,9 @@ struct StatusCommand: ParsableCommand {
 
     @Flag(help: "Print JSON.")
     var json = false
+
+    @Flag(help: "Every column: also last success, last failure, TPM and argon2 (wider than 80 columns).")
+    var wide = false
 
     @OptionGroup var state: StateOptions
 
@@ -60,13 +66,26 @@ struct StatusCommand: ParsableCommand {
                     return UserStatus(user: user, corrupt: "\(error)")
                 }
             }
+            if let name = user, let report = reports.first, !report.enrolled, report.corrupt == nil,
+                report.user.account() == nil
+            {
+                printError("no such user \(UserName.quoted(name)), and no PIN records for that name")
+                throw ExitStatus.failure
+            }
             if json {
                 print(user == nil ? try JSONOutput.text(reports) : try JSONOutput.text(reports[0]))
             } else if reports.isEmpty {
                 print("No users have a PIN.")
+            } else if wide {
+                print(UserStatus.wideHeader)
+                reports.forEach { print($0.wideRow) }
             } else {
-                print(UserStatus.tableHeader)
-                reports.forEach { print($0.tableRow) }
+                print(UserStatus.header)
+                reports.forEach { print($0.row) }
+                for report in reports { if let note = report.note { print(note) } }
+                if reports.contains(where: \.hasWideDetails) {
+                    print("Some users have more to see (TPM, argon2): secureroom status --wide")
+                }
             }
         }
     }
@@ -138,20 +157,42 @@ struct UserStatus: Encodable {
         }
     }
 
-    static let tableHeader = pad([
-        "USER", "PIN", "FAILURES", "STATE", "LOCKED UNTIL", "LAST SUCCESS", "LAST FAILURE", "VAULT", "TPM",
-        "ARGON2",
-    ])
+    /// The table's columns that fit 80 (`row`); `--wide` adds the rest (`wideRow`).
+    private static let columns: [(title: String, width: Int)] = [
+        ("USER", 13), ("PIN", 12), ("FAILURES", 9), ("STATE", 9), ("LOCKED UNTIL", 21), ("VAULT", 14),
+    ]
+    private static let wideColumns: [(title: String, width: Int)] = [
+        ("USER", 16), ("PIN", 12), ("FAILURES", 9), ("STATE", 9), ("LOCKED UNTIL", 21), ("LAST SUCCESS", 21),
+        ("LAST FAILURE", 21), ("VAULT", 14), ("TPM", 18), ("ARGON2", 8),
+    ]
 
-    var tableRow: String {
-        Self.pad([
-            user.rawValue, !enrolled ? "no" : mustChange != nil ? "must-change" : "yes", String(failures), state,
-            lockedUntil.map(ISO8601.utc) ?? "-", lastSuccess.map(ISO8601.utc) ?? "-",
-            lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
-            corrupt.map { "\($0) - 'secureroom reset \(user)' moves it aside" }
-                ?? argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-",
-        ])
+    static let header = pad(columns.map(\.title), columns)
+    static let wideHeader = pad(wideColumns.map(\.title), wideColumns)
+
+    private var pin: String { !enrolled ? "no" : mustChange != nil ? "must-change" : "yes" }
+
+    /// The row of the 80-column table.
+    var row: String {
+        Self.pad(
+            [user.rawValue, pin, String(failures), state, lockedUntil.map(ISO8601.utc) ?? "-", vault], Self.columns)
     }
+
+    /// The row of the wide table.
+    var wideRow: String {
+        Self.pad(
+            [
+                user.rawValue, pin, String(failures), state, lockedUntil.map(ISO8601.utc) ?? "-",
+                lastSuccess.map(ISO8601.utc) ?? "-", lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
+                note ?? argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-",
+            ], Self.wideColumns)
+    }
+
+    /// Why a record cannot be read and what to do, under the table (nil when all can).
+    var note: String? { corrupt.map { "\(user): \($0) - 'secureroom reset \(user)' moves it aside" } }
+
+    /// Whether the wide table shows something about this user that the narrow one hides:
+    /// a TPM that cannot take part, or a record at other argon2 parameters.
+    var hasWideDetails: Bool { !["none", "bound", "unknown"].contains(tpm) || belowPolicy }
 
     private enum Key: String, CodingKey {
         case user, enrolled, state, failures, disabled, vault, argon2
@@ -182,9 +223,8 @@ struct UserStatus: Encodable {
         try object.encode(corrupt, forKey: .corrupt)
     }
 
-    private static func pad(_ columns: [String]) -> String {
-        let widths = [16, 12, 9, 9, 21, 21, 21, 14, 18, 8]
-        return zip(columns, widths).map { $0 + String(repeating: " ", count: max(1, $1 - $0.count)) }
+    private static func pad(_ values: [String], _ columns: [(title: String, width: Int)]) -> String {
+        zip(values, columns).map { $0 + String(repeating: " ", count: max(1, $1.width - $0.count)) }
             .joined().trimmingTrailingSpaces()
     }
 }

@@ -41,9 +41,11 @@ func existingUser(_ name: String) throws -> UserName {
 /// Reads a new PIN: on a terminal, typed twice on the PIN pad, asked again (up to three
 /// tries) when the two differ or the policy refuses it; from a pipe, one line, and a
 /// refusal is final. Applies the policy unless `allowWeak`, and `refusing` (a reason to
-/// refuse a PIN the policy allows, such as the current PIN) always.
+/// refuse a PIN the policy allows, such as the current PIN) always. `mayAllowWeak`: the
+/// caller could have passed --allow-weak (root, in a command that has it); only then does
+/// a refusal name it.
 func readNewPIN(
-    _ configuration: Configuration, fromStdin: Bool, allowWeak: Bool,
+    _ configuration: Configuration, fromStdin: Bool, allowWeak: Bool, mayAllowWeak: Bool,
     prompt: String = "New PIN: ", refusing: (SecretBytes) -> String? = { _ in nil }
 ) throws -> SecretBytes {
     let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
@@ -56,7 +58,7 @@ func readNewPIN(
         if !reasons.isEmpty && !allowWeak {
             printError(
                 "PIN rejected: \(reasons.map(\.description).joined(separator: "; "))"
-                    + (last ? " (root may use --allow-weak)" : "; choose another"))
+                    + (!last ? "; choose another" : mayAllowWeak ? " (--allow-weak accepts it)" : ""))
             if last { throw ExitStatus.failure }
             continue
         }

@@ -89,6 +89,7 @@ final class AdminToolTests: XCTestCase {
         let weak = try sandbox.cli(["set", user, "--stdin"], input: "1234\n")
         XCTAssertEqual(weak.status, 1)
         XCTAssertTrue(weak.errorOutput.contains("on the list of commonly chosen PINs"), weak.errorOutput)
+        XCTAssertTrue(weak.errorOutput.hasSuffix(" (--allow-weak accepts it)\n"), "root is told: \(weak.errorOutput)")
         XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, false)
         XCTAssertEqual(try sandbox.cli(["set", user, "--stdin", "--allow-weak"], input: "1234\n").status, 0)
         XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, true)
@@ -132,7 +133,26 @@ final class AdminToolTests: XCTestCase {
             try String(contentsOfFile: sandbox.config, encoding: .utf8)
                 .replacingOccurrences(of: "argon2_memory = 256", with: "argon2_memory = 512"), mode: 0o600)
         XCTAssertEqual(try sandbox.status(user)["argon2_below_policy"] as? Bool, true)
-        XCTAssertTrue(try sandbox.cli(["status"]).output.contains("m=256,t=1,p=1 (old: re-derived at next login)"))
+        XCTAssertTrue(
+            try sandbox.cli(["status", "--wide"]).output.contains("m=256,t=1,p=1 (old: re-derived at next login)"))
+        let narrow = try sandbox.cli(["status"])
+        XCTAssertEqual(narrow.lines.filter { $0.count > 80 }, [], "the table fits 80 columns")
+        XCTAssertEqual(narrow.lines.last, "Some users have more to see (TPM, argon2): secureroom status --wide")
+    }
+
+    /// A name without an account and without a PIN is an error, not an empty row; an
+    /// account without a PIN is a row.
+    func testStatusOfAnUnknownNameSaysSo() throws {
+        let sandbox = try Sandbox()
+        let unknown = try sandbox.cli(["status", "nosuchuser"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertEqual(
+            unknown.errorOutput, "secureroom: no such user \"nosuchuser\", and no PIN records for that name\n")
+        XCTAssertEqual(try sandbox.cli(["status", "nosuchuser", "--json"]).status, 1)
+        let known = try sandbox.cli(["status", "bin"])
+        XCTAssertEqual(known.status, 0, known.errorOutput)
+        XCTAssertEqual(known.lines.count, 2)
+        XCTAssertTrue(known.lines[1].hasPrefix("bin          no "), known.output)
     }
 
     /// A record that cannot be read blocks nobody: `status` shows it and why, `set` says

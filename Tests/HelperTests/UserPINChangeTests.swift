@@ -45,6 +45,7 @@ final class UserPINChangeTests: XCTestCase {
         let result = try stage.cli(as: uid, ["change", "--stdin"], input: "1357\n1234\n")
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.errorOutput.contains("PIN rejected"), result.errorOutput)
+        XCTAssertFalse(result.errorOutput.contains("allow-weak"), "a user is not told of root's option")
         XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0, "a refused change costs no attempt")
         // The helper judges the new PIN itself, before the current one, whatever the client did.
         let direct = try stage.helper(as: uid, ["change", user], input: "1357\n1234\n")
