@@ -7,28 +7,39 @@ import CTSS2
 /// (TPM 2.0 Part 1 §37, Part 2 TPMA_NV). Its data is `pinCount || pinLimit` (two big-endian
 /// 32-bit numbers); an authorization with its authValue that fails raises `pinCount`, one
 /// that succeeds sets it to 0, and once `pinCount >= pinLimit` every authorization with
-/// the authValue is refused (`TPM_RC_AUTH_UNAVAILABLE`), the right one too. Only the owner
-/// hierarchy can read it without counting, or set it back.
+/// the authValue is refused (`TPM_RC_AUTH_UNAVAILABLE`), the right one too.
 ///
-/// Attributes (what swtpm accepts for this type, and nothing more):
+/// Attributes (measured on swtpm: docs/TPM-PIN-INDEX.notes.md §1, §9):
 /// * `TPM_NT_PIN_FAIL`, `NO_DA`: a wrong authValue counts here, never on the chip's
 ///   dictionary-attack counter, which every user and disk encryption share (the TPM
 ///   refuses a PIN_FAIL index without `NO_DA`);
-/// * `OWNERWRITE`, `OWNERREAD`: only the owner hierarchy sets the counter or reads it;
-/// * no `AUTHREAD`/`AUTHWRITE`/`POLICY*`: the authValue only authorizes, through
-///   `PolicySecret`; a policy with `PolicyAuthValue` would pass the limit;
-/// * not `ORDERLY` or `CLEAR_STCLEAR`: either loses the written state at a restart, and the
-///   PIN would stop working until the owner writes the index again.
+/// * `POLICYWRITE`, `POLICYREAD`: the counter is written and read only through the
+///   index's policy (`PinIndexPolicy`): written once by anyone while unwritten, then only
+///   with the owner authorization; read by anyone;
+/// * no `AUTHREAD`/`AUTHWRITE`, no PolicyAuthValue in the policy: the authValue only
+///   authorizes PolicySecret(index), where it is counted;
+/// * not `ORDERLY` or `CLEAR_STCLEAR`: either loses the written state at a restart.
 ///
-/// Whoever holds the owner authorization can undefine the index and define one with the
-/// same public area (and so the same Name) under an authValue of their choice: a policy
-/// that names the index (`PolicySecret`) is then satisfied by that forgery. The counter
-/// holds against root only while root lacks the owner authorization.
+/// Whoever can undefine the index can define one with the same public area (and so the
+/// same Name, the one a sealed object's PolicySecret names) under an authValue of their
+/// choice: the owner authorization, and an open platform hierarchy (notes §5, §11). Once the
+/// owner authorization is offline and the owner's policy allows NV_DefineSpace alone
+/// (`OwnerHierarchy`), indices are still defined, by `Definer.defineSpacePolicy`, but only
+/// the holder of the owner secret, or an open platform hierarchy, removes one.
 public struct PinCounter {
     /// The connection.
     public let connection: TPMConnection
     /// The index's TPM handle (`0x01xxxxxx`).
     public let index: TPM2_HANDLE
+
+    /// How an index is defined.
+    public enum Definer {
+        /// With the owner authorization (a factory chip's is empty).
+        case ownerAuth([UInt8])
+        /// Through the owner's policy of a hardened chip, PolicyCommandCode(NV_DefineSpace):
+        /// no secret needed (`OwnerHierarchy.restrictToDefiningIndices`).
+        case defineSpacePolicy
+    }
 
     /// A counter at `index`.
     public init(connection: TPMConnection, index: TPM2_HANDLE) {
@@ -40,103 +51,139 @@ public struct PinCounter {
     static let dataSize: UInt16 = 8
 
     /// The public area of the index (its Name is the hash of this, once written).
-    func publicInfo() -> TPM2B_NV_PUBLIC {
+    func publicInfo() throws -> TPM2B_NV_PUBLIC {
         var info = TPM2B_NV_PUBLIC()
         info.nvPublic.nvIndex = index
         info.nvPublic.nameAlg = TPM2_ALG_SHA256
         info.nvPublic.attributes =
-            (TPMA_NV(TPM2_NT_PIN_FAIL) << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_NO_DA | TPMA_NV_OWNERWRITE
-            | TPMA_NV_OWNERREAD
+            (TPMA_NV(TPM2_NT_PIN_FAIL) << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_NO_DA | TPMA_NV_POLICYWRITE
+            | TPMA_NV_POLICYREAD
+        info.nvPublic.authPolicy = try TPM2B_DIGEST(
+            checking: try PinIndexPolicy.authPolicy(connection), what: "PIN index policy")
         info.nvPublic.dataSize = Self.dataSize
         return info
     }
 
-    /// Defines the index with `authValue` (derived from the PIN) and writes `pinCount` 0
-    /// and `pinLimit` = `limit`, with the owner authorization `ownerAuth`. The authValue is
-    /// the command's first parameter, encrypted by a salted session.
-    public func define(authValue: [UInt8], limit: UInt32, ownerAuth: [UInt8]) throws {
+    /// Defines the index with `authValue` (derived from the PIN), authorized by `definer`,
+    /// then writes `pinCount` 0 and `pinLimit` = `limit` through the policy's first-write
+    /// branch and reads them back: anyone may make that first write, so a counter that does
+    /// not read `0, limit` is not trusted (`pinIndexTampered`). A handle already defined
+    /// fails here (`TPM_RC_NV_DEFINED`): the define succeeding is what makes it ours. The
+    /// authValue is the command's first parameter, encrypted by a salted session.
+    public func define(authValue: [UInt8], limit: UInt32, by definer: Definer) throws {
         let conn = connection
         let esys = try conn.context()
         var auth = try TPM2B_DIGEST(checking: authValue, what: "PIN index authValue")
         defer { TPM2BBytes.wipe(&auth) }
-        var info = publicInfo()
-        try conn.withOwner(ownerAuth) {
-            try conn.withStorageKey { srk in
-                try conn.withSession(.saltedHMAC, saltKey: srk, attributes: TPMA_SESSION_DECRYPT) { session in
-                    var handle: ESYS_TR = ESYS_TR_NONE
-                    try conn.check(
-                        Esys_NV_DefineSpace(
-                            esys, ESYS_TR_RH_OWNER, session, ESYS_TR_NONE, ESYS_TR_NONE, &auth, &info, &handle),
-                        "Esys_NV_DefineSpace(PIN index)")
-                    conn.wipeAuth(of: handle)
-                    conn.closeTR(handle, "PIN index")
+        var info = try publicInfo()
+        try conn.withStorageKey { srk in
+            // `authorizing` proves the owner's authorization or policy; `encrypting`, a
+            // salted session used for nothing else, encrypts the authValue. A session that
+            // authorizes the owner would key the encryption with the owner's authValue too,
+            // which this process does not know once the chip is hardened.
+            func defineSpace(_ authorizing: ESYS_TR, _ encrypting: ESYS_TR) throws {
+                var handle: ESYS_TR = ESYS_TR_NONE
+                try conn.check(
+                    Esys_NV_DefineSpace(
+                        esys, ESYS_TR_RH_OWNER, authorizing, encrypting, ESYS_TR_NONE, &auth, &info, &handle),
+                    "Esys_NV_DefineSpace(PIN index)")
+                conn.wipeAuth(of: handle)
+                conn.closeTR(handle, "PIN index")
+            }
+            try conn.withSession(.saltedHMAC, saltKey: srk, attributes: TPMA_SESSION_DECRYPT) { encrypting in
+                switch definer {
+                case .ownerAuth(let ownerAuth):
+                    try conn.withOwner(ownerAuth) {
+                        try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) {
+                            try defineSpace($0, encrypting)
+                        }
+                    }
+                case .defineSpacePolicy:
+                    try conn.withSession(.saltedPolicy, saltKey: srk, attributes: 0) { policy in
+                        try conn.check(
+                            Esys_PolicyCommandCode(
+                                esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_DefineSpace),
+                            "Esys_PolicyCommandCode(NV_DefineSpace)")
+                        try defineSpace(policy, encrypting)
+                    }
                 }
             }
-            try writeCounter(count: 0, limit: limit)
         }
+        try write(count: 0, limit: limit, through: .firstWrite)
+        let written = try read()
+        guard written == (0, limit) else { throw TPMError.pinIndexTampered(count: written.count, limit: written.limit) }
     }
 
-    /// Sets `pinCount` and `pinLimit` (the owner authorization must be set on the connection).
-    private func writeCounter(count: UInt32, limit: UInt32) throws {
+    /// Writes `pinCount` and `pinLimit` through `branch` of the index's policy.
+    func write(count: UInt32, limit: UInt32, through branch: PinIndexPolicy.Branch) throws {
         let conn = connection
         let esys = try conn.context()
         var data = TPM2B_MAX_NV_BUFFER()
-        let bytes = Self.bigEndian(count) + Self.bigEndian(limit)
-        try TPM2BBytes.fill(&data, size: \.size, buffer: \.buffer, from: bytes, what: "PIN index data")
-        try withIndexSession { handle, session in
+        try TPM2BBytes.fill(
+            &data, size: \.size, buffer: \.buffer, from: Self.bigEndian(count) + Self.bigEndian(limit),
+            what: "PIN index data")
+        try withPolicy(branch) { handle, policy in
             try conn.check(
-                Esys_NV_Write(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE, &data, 0),
+                Esys_NV_Write(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, &data, 0),
                 "Esys_NV_Write(PIN index)")
         }
     }
 
     /// `pinCount` back to 0 (and `pinLimit` to `limit`), with the owner authorization.
     public func reset(limit: UInt32, ownerAuth: [UInt8]) throws {
-        try connection.withOwner(ownerAuth) { try writeCounter(count: 0, limit: limit) }
+        try connection.withOwner(ownerAuth) { try write(count: 0, limit: limit, through: .ownerWrite) }
     }
 
-    /// `pinCount` and `pinLimit`, read with the owner authorization (counts nothing).
-    public func read(ownerAuth: [UInt8]) throws -> (count: UInt32, limit: UInt32) {
+    /// `pinCount` and `pinLimit`, read through the policy's read branch: anyone may, and
+    /// it counts nothing.
+    public func read() throws -> (count: UInt32, limit: UInt32) {
         let conn = connection
         let esys = try conn.context()
-        return try conn.withOwner(ownerAuth) {
-            try withIndexSession { handle, session in
-                var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
-                try conn.check(
-                    Esys_NV_Read(
-                        esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
-                    "Esys_NV_Read(PIN index)")
-                defer { TPM2BBytes.free(data) }
-                let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
-                guard bytes.count == Int(Self.dataSize) else {
-                    throw TPMError.tpm(
-                        ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_NV_Read(PIN index) output")
-                }
-                return (Self.number(bytes[0..<4]), Self.number(bytes[4..<8]))
+        return try withPolicy(.read) { handle, policy in
+            var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
+            try conn.check(
+                Esys_NV_Read(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
+                "Esys_NV_Read(PIN index)")
+            defer { TPM2BBytes.free(data) }
+            let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
+            guard bytes.count == Int(Self.dataSize) else {
+                throw TPMError.tpm(
+                    ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_NV_Read(PIN index) output")
             }
+            return (Self.number(bytes[0..<4]), Self.number(bytes[4..<8]))
         }
     }
 
-    /// Removes the index, with the owner authorization.
+    /// Removes the index, with the owner authorization (after hardening, only the holder
+    /// of the owner secret can).
     public func undefine(ownerAuth: [UInt8]) throws {
         let conn = connection
         let esys = try conn.context()
         try conn.withOwner(ownerAuth) {
-            try withIndexSession { handle, session in
-                try conn.check(
-                    Esys_NV_UndefineSpace(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE),
-                    "Esys_NV_UndefineSpace(PIN index)")
+            try conn.withNVIndex(index) { handle in
+                try conn.withStorageKey { srk in
+                    try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
+                        try conn.check(
+                            Esys_NV_UndefineSpace(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE),
+                            "Esys_NV_UndefineSpace(PIN index)")
+                    }
+                }
             }
         }
     }
 
-    /// Runs `body` with the index's handle and a salted HMAC session (for the owner's
-    /// authorization, set on the connection by the caller), both released after.
-    private func withIndexSession<T>(_ body: (_ index: ESYS_TR, _ session: ESYS_TR) throws -> T) throws -> T {
+    /// Runs `body` with the index's handle and a salted policy session in which `branch`
+    /// of the index's policy holds, both released after.
+    private func withPolicy<T>(
+        _ branch: PinIndexPolicy.Branch, _ body: (_ index: ESYS_TR, _ policy: ESYS_TR) throws -> T
+    ) throws -> T {
         let conn = connection
         return try conn.withNVIndex(index) { handle in
             try conn.withStorageKey { srk in
-                try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { try body(handle, $0) }
+                try conn.withSession(.saltedPolicy, saltKey: srk, attributes: 0) { policy in
+                    try PinIndexPolicy.satisfy(branch, in: policy, salt: srk, conn)
+                    return try body(handle, policy)
+                }
             }
         }
     }

@@ -93,6 +93,7 @@ public struct ResponseCode: Hashable, Sendable, CustomStringConvertible {
 
     public static let fmt1: UInt32 = 0x080
     public static let rcValue: UInt32 = fmt1 + 0x004
+    public static let rcHierarchy: UInt32 = fmt1 + 0x005
     public static let rcHandle: UInt32 = fmt1 + 0x00B
     public static let rcAuthFail: UInt32 = fmt1 + 0x00E
     public static let rcPolicyFail: UInt32 = fmt1 + 0x019

@@ -15,6 +15,9 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
     /// authValue is refused, the right one too (`TPM_RC_AUTH_UNAVAILABLE`), until the owner
     /// sets the counter back.
     case pinLimitReached(ResponseCode)
+    /// A PIN index just defined did not read `0, limit` after its first write: someone
+    /// else made that write (anyone may, once), so the counter is not trusted.
+    case pinIndexTampered(count: UInt32, limit: UInt32)
     /// The TPM is in dictionary-attack lockout (`TPM_RC_LOCKOUT`, 0x921):
     /// it refuses authorization of every DA-protected entity, right or wrong.
     case lockout(ResponseCode, operation: String)
@@ -55,6 +58,8 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
         case let .wrongAuth(rc, op): return "wrong auth in \(op): \(rc)"
         case let .lockout(rc, op): return "TPM in DA lockout (\(op)): \(rc)"
         case let .pinLimitReached(rc): return "the PIN's counter in the TPM reached its limit: \(rc)"
+        case let .pinIndexTampered(count, limit):
+            return "the PIN index was written by someone else before us (count \(count), limit \(limit))"
         case let .objectRejected(rc): return "object does not load on this TPM: \(rc)"
         case let .tpm(rc, op): return "\(op) failed: \(rc)"
         case let .malformedBlob(why): return "malformed blob: \(why)"

@@ -1,0 +1,125 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
+import CTSS2
+
+/// The authorization policy of a PIN index (`PinCounter`) and of an owner hierarchy that
+/// may only define indices, computed without the TPM's trust and satisfied in policy
+/// sessions (measured on swtpm: docs/TPM-PIN-INDEX.notes.md §9–10).
+///
+/// The index's authPolicy is PolicyOR of three branches, none with PolicyAuthValue (which
+/// would let an authValue be tried past the limit, notes §6):
+/// * `firstWrite`: PolicyNvWritten(NO) ∧ PolicyCommandCode(NV_Write): anyone may write
+///   `pinCount || pinLimit` once, while the index is unwritten;
+/// * `ownerWrite`: PolicySecret(owner) ∧ PolicyCommandCode(NV_Write): after that, only the
+///   holder of the owner authorization may set the counter back;
+/// * `read`: PolicyCommandCode(NV_Read): anyone may read the counter, which tells nothing
+///   about the PIN and counts nothing.
+///
+/// The PIN's own authValue authorizes nothing but PolicySecret(index) (the index is
+/// neither AUTHREAD nor AUTHWRITE), and a wrong one is counted there.
+enum PinIndexPolicy {
+    /// A branch of the index's policy.
+    enum Branch {
+        case firstWrite
+        case ownerWrite
+        case read
+    }
+
+    /// The TPM's name of the owner hierarchy: its handle, big-endian.
+    static let ownerName = PinCounter.bigEndian(TPM2_RH_OWNER)
+
+    /// `H(old || TPM_CC_PolicyCommandCode || code)`.
+    static func commandCode(_ code: TPM2_CC, after old: [UInt8], _ connection: TPMConnection) throws -> [UInt8] {
+        try connection.hash(old + PinCounter.bigEndian(TPM2_CC_PolicyCommandCode) + PinCounter.bigEndian(code))
+    }
+
+    /// `H(H(old || TPM_CC_PolicySecret || name) || "")`: an empty policyRef is hashed in a
+    /// second step.
+    static func secret(_ name: [UInt8], after old: [UInt8], _ connection: TPMConnection) throws -> [UInt8] {
+        try connection.hash(try connection.hash(old + PinCounter.bigEndian(TPM2_CC_PolicySecret) + name))
+    }
+
+    /// The digest one branch leaves in a session.
+    static func digest(of branch: Branch, _ connection: TPMConnection) throws -> [UInt8] {
+        let zero = [UInt8](repeating: 0, count: 32)
+        switch branch {
+        case .firstWrite:
+            // PolicyNvWritten(NO): H(0^32 || TPM_CC_PolicyNvWritten || 0x00).
+            let unwritten = try connection.hash(zero + PinCounter.bigEndian(TPM2_CC_PolicyNvWritten) + [0])
+            return try commandCode(TPM2_CC_NV_Write, after: unwritten, connection)
+        case .ownerWrite:
+            return try commandCode(TPM2_CC_NV_Write, after: try secret(ownerName, after: zero, connection), connection)
+        case .read:
+            return try commandCode(TPM2_CC_NV_Read, after: zero, connection)
+        }
+    }
+
+    /// The three branches, in the order PolicyOR lists them.
+    static func branches(_ connection: TPMConnection) throws -> [[UInt8]] {
+        try [Branch.firstWrite, .ownerWrite, .read].map { try digest(of: $0, connection) }
+    }
+
+    /// The index's authPolicy: `H(0^32 || TPM_CC_PolicyOR || a || b || c)`.
+    static func authPolicy(_ connection: TPMConnection) throws -> [UInt8] {
+        try connection.hash(
+            [UInt8](repeating: 0, count: 32) + PinCounter.bigEndian(TPM2_CC_PolicyOR) + branches(connection).joined())
+    }
+
+    /// The owner hierarchy's policy once hardened: PolicyCommandCode(NV_DefineSpace), so
+    /// that indices can be defined without the owner authorization and nothing else can
+    /// be done with the owner hierarchy (notes §10).
+    static func defineSpaceOnly(_ connection: TPMConnection) throws -> [UInt8] {
+        try commandCode(TPM2_CC_NV_DefineSpace, after: [UInt8](repeating: 0, count: 32), connection)
+    }
+
+    /// Runs `branch`'s assertions in `session`, then PolicyOR. For `ownerWrite` the owner
+    /// authorization must be set on the connection (`withOwner`); it is proven in a
+    /// session salted with `srk`.
+    static func satisfy(
+        _ branch: Branch, in session: ESYS_TR, salt srk: StorageKey, _ connection: TPMConnection
+    ) throws {
+        let esys = try connection.context()
+        switch branch {
+        case .firstWrite:
+            try connection.check(
+                Esys_PolicyNvWritten(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPMI_YES_NO(TPM2_NO)),
+                "Esys_PolicyNvWritten")
+            try connection.check(
+                Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
+                "Esys_PolicyCommandCode(NV_Write)")
+        case .ownerWrite:
+            try connection.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { ownerSession in
+                var timeout: UnsafeMutablePointer<TPM2B_TIMEOUT>?
+                var ticket: UnsafeMutablePointer<TPMT_TK_AUTH>?
+                let rc = Esys_PolicySecret(
+                    esys, ESYS_TR_RH_OWNER, session, ownerSession, ESYS_TR_NONE, ESYS_TR_NONE,
+                    nil, nil, nil, 0, &timeout, &ticket)
+                TPM2BBytes.free(timeout)
+                TPM2BBytes.free(ticket)
+                try connection.check(rc, "Esys_PolicySecret(owner)")
+            }
+            try connection.check(
+                Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
+                "Esys_PolicyCommandCode(NV_Write)")
+        case .read:
+            try connection.check(
+                Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Read),
+                "Esys_PolicyCommandCode(NV_Read)")
+        }
+        var list = TPML_DIGEST()
+        let digests = try branches(connection)
+        list.count = UInt32(digests.count)
+        withUnsafeMutableBytes(of: &list.digests) { raw in
+            let slots = raw.bindMemory(to: TPM2B_DIGEST.self)
+            for (slot, digest) in zip(slots.indices, digests) {
+                slots[slot].size = UInt16(digest.count)
+                withUnsafeMutableBytes(of: &slots[slot].buffer) { buffer in
+                    buffer.copyBytes(from: digest)
+                }
+            }
+        }
+        try connection.check(
+            Esys_PolicyOR(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &list), "Esys_PolicyOR")
+    }
+}
