@@ -75,16 +75,4 @@ struct ChangeCommand: ParsableCommand {
             }
         }
     }
-
-    private func invokingUser() throws -> String {
-        guard let name = UserName.accountName(of: getuid()) else {
-            throw SecureRoomError.invalidUserName("uid \(getuid())")
-        }
-        return name
-    }
-
-    private func refuse(_ message: String) throws -> Never {
-        printError(message)
-        throw ExitStatus.failure
-    }
 }

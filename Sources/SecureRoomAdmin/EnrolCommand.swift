@@ -46,10 +46,7 @@ struct EnrolCommand: ParsableCommand {
                 printError("root gives PINs with 'secureroom set USER'; run enrol as the user who wants a PIN")
                 throw ExitStatus.failure
             }
-            guard let name = UserName.accountName(of: getuid()) else {
-                throw SecureRoomError.invalidUserName("uid \(getuid())")
-            }
-            let user = try UserName(name)
+            let user = try UserName(try invokingUser())
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
             let (_, recoveryKey) = try HelperClient(path: configuration.helperPath).enrol(
                 user, replace: replace,

@@ -10,7 +10,7 @@ import SecureRoomProgramSupport
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show enrolment, failures and lockout for one user or all enrolled users.",
+        abstract: "Show enrolment, failures and lockout for one user or all enrolled users (users: their own).",
         discussion: """
             JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
             or "none"), failures (what counts toward deny: the current run, pending \
@@ -30,7 +30,9 @@ struct StatusCommand: ParsableCommand {
             user it is an object; without USER, an array of enrolled users. The table fits 80 \
             columns (user, PIN, failures, state, locked until, vault; a corrupt record's reason \
             below it); --wide adds the last success and failure, the TPM and the argon2 \
-            parameters. A USER with neither an account nor a PIN is an error (exit 1).
+            parameters. A USER with neither an account nor a PIN is an error (exit 1). Run by \
+            a user (no root), it shows their own account only, through secureroom-helper; \
+            last_success, last_failure and argon2 are then null and tpm "unknown".
             """)
 
     @Argument(help: "The account (default: every enrolled user).")
@@ -45,8 +47,8 @@ struct StatusCommand: ParsableCommand {
     @OptionGroup var state: StateOptions
 
     func run() throws {
-        try requireRoot("status")
         try reportingFailures {
+            guard LocalPINAuthority.isAvailable else { return try showOwnStatus() }
             let store = try state.store()
             let now = SystemClock().now()
             let users = try user.map { [try UserName($0)] } ?? store.enrolledUsers()
@@ -72,20 +74,40 @@ struct StatusCommand: ParsableCommand {
                 printError("no such user \(UserName.quoted(name)), and no PIN records for that name")
                 throw ExitStatus.failure
             }
-            if json {
-                print(user == nil ? try JSONOutput.text(reports) : try JSONOutput.text(reports[0]))
-            } else if reports.isEmpty {
-                print("No users have a PIN.")
-            } else if wide {
-                print(UserStatus.wideHeader)
-                reports.forEach { print($0.wideRow) }
-            } else {
-                print(UserStatus.header)
-                reports.forEach { print($0.row) }
-                for report in reports { if let note = report.note { print(note) } }
-                if reports.contains(where: \.hasWideDetails) {
-                    print("Some users have more to see (TPM, argon2): secureroom status --wide")
-                }
+            try show(reports, single: user != nil)
+        }
+    }
+
+    /// Without root: the caller's own PIN and vault, from secureroom-helper (`pin-state`,
+    /// `vault-state`: nothing is read of the PIN, nothing counted). The times of the last
+    /// success and failure, the argon2 parameters and the TPM stay root's to see.
+    private func showOwnStatus() throws {
+        let invoking = try invokingUser()
+        if let user, user != invoking { try refuse("only root can see another user's PIN") }
+        if state.dir != nil || state.config != nil { try refuse("--dir and --config need root") }
+        let name = try UserName(invoking)
+        let helper = HelperClient(path: try state.store().configuration.helperPath)
+        let report = UserStatus(
+            user: name, pin: try helper.pinState(of: name), vault: try helper.vaultState(of: name),
+            now: SystemClock().now())
+        try show([report], single: true)
+    }
+
+    /// Prints `reports` as JSON (an object when `single`) or as the table.
+    private func show(_ reports: [UserStatus], single: Bool) throws {
+        if json {
+            print(single ? try JSONOutput.text(reports[0]) : try JSONOutput.text(reports))
+        } else if reports.isEmpty {
+            print("No users have a PIN.")
+        } else if wide {
+            print(UserStatus.wideHeader)
+            reports.forEach { print($0.wideRow) }
+        } else {
+            print(UserStatus.header)
+            reports.forEach { print($0.row) }
+            for report in reports { if let note = report.note { print(note) } }
+            if reports.contains(where: \.hasWideDetails) {
+                print("Some users have more to see (TPM, argon2): secureroom status --wide")
             }
         }
     }
@@ -131,6 +153,28 @@ struct UserStatus: Encodable {
         mustChange = nil
     }
 
+    /// A user's own view, from secureroom-helper: the last success and failure, the
+    /// argon2 parameters and the TPM are unknown (null, "unknown").
+    init(user: UserName, pin: PINState, vault: VaultState, now: Instant) {
+        self.user = user
+        enrolled = pin.status != nil
+        failures = pin.status?.failures ?? 0
+        mustChange = pin.mustChange
+        corrupt = nil
+        lastSuccess = nil
+        lastFailure = nil
+        argon2 = nil
+        belowPolicy = false
+        tpm = "unknown"
+        switch vault {
+        case .pin: self.vault = "pin"
+        // wipe_after erases the PIN's copy only; the recovery record stays (FORMAT.md §7).
+        case .recoveryOnly, .noPIN(recoverable: true), .erased: self.vault = "recovery-only"
+        case .noState, .noPIN(recoverable: false), .noVault: self.vault = "none"
+        }
+        (state, lockedUntil) = Self.state(of: pin.status, now: now)
+    }
+
     init(
         user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
         hasRecovery: Bool, tpm: String
@@ -149,11 +193,16 @@ struct UserStatus: Encodable {
             "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)"
         }
         belowPolicy = credential.map { $0.parameters != configuration.kdf } ?? false
-        switch credential.map({ _ in policy.status(of: tally, at: now) }) {
-        case nil: (state, lockedUntil) = ("none", nil)
-        case .open?: (state, lockedUntil) = ("open", nil)
-        case .delayed(let seconds, _)?: (state, lockedUntil) = ("delayed", now.wallSeconds + seconds)
-        case .disabled?: (state, lockedUntil) = ("disabled", nil)
+        (state, lockedUntil) = Self.state(of: credential.map { _ in policy.status(of: tally, at: now) }, now: now)
+    }
+
+    /// The state's name and, while a delay runs, when it ends (nil `status`: no PIN).
+    private static func state(of status: LockoutStatus?, now: Instant) -> (String, Int64?) {
+        switch status {
+        case nil: return ("none", nil)
+        case .open?: return ("open", nil)
+        case .delayed(let seconds, _)?: return ("delayed", now.wallSeconds + seconds)
+        case .disabled?: return ("disabled", nil)
         }
     }
 

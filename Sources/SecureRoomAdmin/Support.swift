@@ -19,6 +19,20 @@ func reportingFailures(_ body: () throws -> Void) throws { try failureReport.run
 
 /// Refuses to go on unless the effective uid is root, in one line that says why and
 /// what to type instead ("secureroom set needs root: ...; run: sudo secureroom set").
+/// The account that runs the tool (its real uid's name).
+func invokingUser() throws -> String {
+    guard let name = UserName.accountName(of: getuid()) else {
+        throw SecureRoomError.invalidUserName("uid \(getuid())")
+    }
+    return name
+}
+
+/// Says `message` and ends the command with exit status 1.
+func refuse(_ message: String) throws -> Never {
+    printError(message)
+    throw ExitStatus.failure
+}
+
 func requireRoot(_ action: String) throws {
     guard geteuid() == 0 else {
         printError(

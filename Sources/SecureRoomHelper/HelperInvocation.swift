@@ -29,7 +29,8 @@ struct HelperInvocation {
     /// Checks the arguments against the caller's real uid; throws `HelperRefusal`.
     init(arguments: [String], caller: uid_t) throws {
         let usage =
-            "usage: secureroom-helper verify|change|setup-vault|replace-vault|enrol|enrol-replace|vault-state USER"
+            "usage: secureroom-helper "
+            + HelperProtocol.Request.allCases.map(\.rawValue).joined(separator: "|") + " USER"
         guard arguments.count == 3, let request = HelperProtocol.Request(rawValue: arguments[1]) else {
             throw HelperRefusal(
                 usage,

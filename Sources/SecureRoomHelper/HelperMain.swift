@@ -17,7 +17,7 @@ import SecureRoomProgramSupport
 ///    then no runtime crash handler (CrashHandlers), and an alarm that ends it after
 ///    `HelperProtocol.lifetimeSeconds` whatever the caller does;
 /// 1. the request is exactly `verify`, `change`, `setup-vault`, `replace-vault`, `enrol`,
-///    `enrol-replace` or `vault-state`, and USER;
+///    `enrol-replace`, `vault-state` or `pin-state`, and USER;
 /// 2. the caller is not root (root reads the state itself);
 /// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
 /// 4. it really runs with effective uid 0;
@@ -70,6 +70,9 @@ enum HelperMain {
             if invocation.request == .vaultState {
                 let state = try VaultState.of(invocation.user, in: StateStore(configuration: configuration))
                 return .vaultState(state)
+            }
+            if invocation.request == .pinState {
+                return .pinState(try PINState.of(invocation.user, in: StateStore(configuration: configuration)))
             }
             if invocation.request == .enrol || invocation.request == .enrolReplace {
                 return try HelperEnrolment(invocation: invocation, store: StateStore(configuration: configuration))

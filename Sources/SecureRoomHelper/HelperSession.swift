@@ -52,7 +52,7 @@ struct HelperSession {
                     guard let accepted else { throw SecureRoomError.pinRejected("no new PIN") }
                     return accepted
                 })
-        case .enrol, .enrolReplace, .vaultState:
+        case .enrol, .enrolReplace, .vaultState, .pinState:
             throw HelperRefusal("not a PIN check", detail: "\(invocation.request.rawValue) reached HelperSession")
         case .setupVault, .replaceVault:
             (outcome, recoveryKey) = try authority.setUpVault(user, replace: invocation.request == .replaceVault) {
@@ -72,7 +72,7 @@ struct HelperSession {
                     + "or log in with it at a terminal")
         }
         switch invocation.request {
-        case .verify, .enrol, .enrolReplace, .vaultState: break
+        case .verify, .enrol, .enrolReplace, .vaultState, .pinState: break
         case .change: SystemLog.notice("PIN changed for \(subject)")
         case .setupVault, .replaceVault: SystemLog.notice("vault key set up for \(subject)")
         }

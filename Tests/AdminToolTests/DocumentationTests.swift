@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import SecureRoomCore
 import SecureRoomTestSupport
 import XCTest
 
@@ -82,6 +83,21 @@ final class DocumentationTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(folders.count, 10)
         let components = try section(try text("docs/DESIGN.md"), "## 2. Components")
         XCTAssertEqual(folders.filter { !components.contains("`\($0)/`") }.sorted(), [], "folders §2 does not name")
+    }
+
+    /// The helper's closed set of requests, as the code defines it, is the one
+    /// docs/SECURITY.md §3.2 and the README's HELPER section list.
+    func testTheDocsListEveryHelperRequest() throws {
+        let requests = HelperProtocol.Request.allCases.map(\.rawValue)
+        XCTAssertGreaterThanOrEqual(requests.count, 8)
+        let security = try text("docs/SECURITY.md")
+        XCTAssertTrue(
+            security.contains("caller → secureroom-helper \(requests.joined(separator: "|")) USER"),
+            "SECURITY.md §3.2's request line")
+        let helper = try section(try text("README.md"), "## HELPER")
+        let listed = helper.split(separator: "\n").filter { $0.hasPrefix("secureroom-helper ") }
+            .map { String($0.split(separator: " ")[1]) }
+        XCTAssertEqual(listed, requests, "README's HELPER block")
     }
 
     /// docs/SECURITY.md's sections are numbered in order.

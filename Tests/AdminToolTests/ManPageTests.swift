@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import SecureRoomCore
 import SecureRoomTestSupport
 import XCTest
 
@@ -169,8 +170,10 @@ final class ManPageTests: XCTestCase {
 
     func testHelperPageNamesEveryRequest() throws {
         let text = try page("secureroom-helper.8")
-        for request in ["verify", "change", "setup-vault", "replace-vault", "enrol", "enrol-replace", "vault-state"] {
+        for request in HelperProtocol.Request.allCases.map(\.rawValue) {
             XCTAssertTrue(text.contains("*\(request)* _USER_"), request)
         }
+        let synopsis = HelperProtocol.Request.allCases.map { "*\($0.rawValue)*" }.joined(separator: "|")
+        XCTAssertTrue(text.contains("*secureroom-helper* \(synopsis) _USER_"), "the synopsis lists every request")
     }
 }

@@ -64,6 +64,14 @@ public struct HelperClient: PINAuthority {
         throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to vault-state")
     }
 
+    /// Where the caller's own PIN stands (no PIN is asked or counted).
+    public func pinState(of user: UserName) throws -> PINState {
+        let (reply, secrets) = try exchange(.pinState, for: user) { [] }
+        if case .pinState(let state) = reply { return state }
+        _ = try result(of: reply, secrets: secrets)  // throws the reply's own error
+        throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to pin-state")
+    }
+
     private func run(
         _ request: HelperProtocol.Request, for user: UserName,
         converse: (HelperConversation) throws -> SecretBytes? = { _ in nil },
@@ -132,7 +140,8 @@ public struct HelperClient: PINAuthority {
         case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
         case .denied(let reason): throw SecureRoomError.passwordNotAccepted(reason)
-        case .vaultState: throw SecureRoomError.helperFailed("\(path) answered a vault state to a PIN request")
+        case .vaultState, .pinState:
+            throw SecureRoomError.helperFailed("\(path) answered a state to a PIN request: \(reply.line)")
         }
     }
 

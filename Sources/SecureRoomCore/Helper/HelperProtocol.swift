@@ -6,7 +6,7 @@
 ///     secureroom-helper verify USER        secureroom-helper change USER
 ///     secureroom-helper setup-vault USER   secureroom-helper replace-vault USER
 ///     secureroom-helper enrol USER         secureroom-helper enrol-replace USER
-///     secureroom-helper vault-state USER
+///     secureroom-helper vault-state USER   secureroom-helper pin-state USER
 ///
 /// `enrol` first runs the PAM service `secureroom-enrol` for USER (the password, never
 /// the PIN), relaying its conversation as `HelperConversation` lines, each question
@@ -40,7 +40,7 @@ public enum HelperProtocol {
     public static let maximumReplyLength = 512
 
     /// The closed set of requests.
-    public enum Request: String, Sendable {
+    public enum Request: String, Sendable, CaseIterable {
         /// Check the caller's own PIN.
         case verify
         /// Change the caller's own PIN (current, then new).
@@ -55,6 +55,8 @@ public enum HelperProtocol {
         case enrolReplace = "enrol-replace"
         /// Where the caller's own vault key stands (`VaultState`); no PIN is read.
         case vaultState = "vault-state"
+        /// Where the caller's own PIN stands (`PINState`); no PIN is read.
+        case pinState = "pin-state"
     }
 
     /// The helper's exit statuses (documented in README "HELPER" and docs/SECURITY.md §3.2).
@@ -98,6 +100,8 @@ public enum HelperReply {
     case denied(String)
     /// `vault-state`: the caller's vault key state.
     case vaultState(VaultState)
+    /// `pin-state`: the caller's PIN state.
+    case pinState(PINState)
 
     /// The exit status that goes with this reply.
     public var exitStatus: HelperProtocol.ExitStatus {
@@ -111,7 +115,7 @@ public enum HelperReply {
         case .failed: return .failure
         case .tpm: return .tpmUnavailable
         case .denied: return .denied
-        case .vaultState: return .success
+        case .vaultState, .pinState: return .success
         }
     }
 
@@ -133,6 +137,7 @@ public enum HelperReply {
         case .tpm(.failed): return "tpm failed"
         case .denied(let reason): return "denied " + Self.printable(reason)
         case .vaultState(let state): return "vault-state " + state.words
+        case .pinState(let state): return "pin-state " + state.words
         }
     }
 
@@ -159,6 +164,9 @@ public enum HelperReply {
         case ("vault-state", 2):
             guard let state = VaultState(words: rest) else { return nil }
             self = .vaultState(state)
+        case ("pin-state", 2):
+            guard let state = PINState(words: rest) else { return nil }
+            self = .pinState(state)
         case ("tpm", 2):
             let detail = "reported by secureroom-helper; see the system log"
             switch rest.split(separator: " ") {
