@@ -110,36 +110,68 @@ public final class VaultStore {
         }
     }
 
+    /// A secret to add: its title and value, and what a Secret Service client sees of it.
+    /// A nil label, attributes or content type means the title, none and `text/plain`
+    /// for a new secret, and the old secret's own when one is replaced.
+    public struct NewSecret {
+        /// The title (the secret's name in the vault).
+        public var title: String
+        /// The value.
+        public var value: SecretBytes
+        /// The label, or nil.
+        public var label: String?
+        /// The attributes, or nil.
+        public var attributes: [String: String]?
+        /// The content type, or nil.
+        public var contentType: String?
+
+        /// A secret titled `title` holding `value`.
+        public init(
+            title: String, value: SecretBytes, label: String? = nil, attributes: [String: String]? = nil,
+            contentType: String? = nil
+        ) {
+            (self.title, self.value, self.label, self.attributes, self.contentType) = (
+                title, value, label, attributes, contentType
+            )
+        }
+    }
+
     /// Adds a secret; with `replace`, overwrites one of the same title (keeping its
-    /// creation date), otherwise that is `exists`.
+    /// creation date, label, attributes and content type), otherwise that is `exists`.
     public func add(title: String, value: SecretBytes, replace: Bool) throws {
-        try add([(title, value)], replace: replace)
+        try add([NewSecret(title: title, value: value)], replace: replace)
     }
 
     /// Adds several secrets in one transaction: all of them or, on any error, none.
-    /// `replace` is as for a single `add`.
-    /// A title given twice is refused whatever `replace` says: one of the two values
-    /// would be lost without a word.
-    public func add(_ secrets: [(title: String, value: SecretBytes)], replace: Bool) throws {
+    /// `replace` is as for a single `add`; what a `NewSecret` gives replaces the old
+    /// secret's. A title given twice is refused whatever `replace` says: one of the two
+    /// values would be lost without a word.
+    public func add(_ secrets: [NewSecret], replace: Bool) throws {
         var seen = Set<[UInt8]>()
-        for (title, value) in secrets {
-            try Self.validate(title: title)
-            guard seen.insert(Array(title.utf8)).inserted else {
-                throw VaultError.invalid("the title \(TitleText.escaped(title)) is given twice; nothing was stored")
+        for new in secrets {
+            try Self.validate(title: new.title)
+            guard seen.insert(Array(new.title.utf8)).inserted else {
+                throw VaultError.invalid("the title \(TitleText.escaped(new.title)) is given twice; nothing was stored")
             }
-            try Self.validate(value: value)
+            try Self.validate(value: new.value)
+            try Self.validate(
+                label: new.label ?? new.title, attributes: new.attributes ?? [:],
+                contentType: new.contentType ?? VaultSecret.defaultContentType)
         }
         try write {
             let now = now()
-            for (title, value) in secrets {
-                let mac = cipher.titleMAC(title)
-                var secret = VaultSecret(title: title, value: value, created: now, modified: now)
+            for new in secrets {
+                let mac = cipher.titleMAC(new.title)
+                var secret = VaultSecret(title: new.title, value: new.value, created: now, modified: now)
                 if let old = try openedRow(mac) {
-                    guard replace else { throw VaultError.exists(title: title) }
+                    guard replace else { throw VaultError.exists(title: new.title) }
                     (secret.created, secret.label, secret.attributes, secret.contentType) = (
                         old.created, old.label, old.attributes, old.contentType
                     )
                 }
+                if let label = new.label { secret.label = label }
+                if let attributes = new.attributes { secret.attributes = attributes }
+                if let contentType = new.contentType { secret.contentType = contentType }
                 try put(secret, at: mac)
             }
         }

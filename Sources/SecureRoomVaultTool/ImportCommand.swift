@@ -8,20 +8,25 @@ import Glibc
 import SecureRoomCore
 import SecureRoomVault
 
-/// `secureroom-vault import`: store many secrets at once from JSON.
+/// `secureroom-vault import`: store many secrets at once from JSON (the form `export`
+/// writes).
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Store the secrets in a JSON array read from standard input, all or none.",
         discussion: """
-            The input is an array of {"title": "...", "value": "..."} objects, at most 256 MiB; \
-            each value is stored as the UTF-8 of its string (use 'add' for binary values). The \
-            secrets are written in one transaction: if any title exists already (without \
-            --replace), appears twice, or is invalid, nothing is stored. The input is \
-            plaintext; delete it afterwards.
+            The input is an array of objects, at most 256 MiB, as 'export' writes them: \
+            "title", then the value as "value" (stored as the UTF-8 of the string) or \
+            "value_base64" (any bytes), and optionally "label", "content_type" and \
+            "attributes" (an object of strings), which Secret Service clients such as \
+            secret-tool look secrets up by. Without them a secret has its title as its label, \
+            no attributes and text/plain. Any other key is refused, so that nothing is \
+            dropped unseen. The secrets are written in one transaction: if any title exists \
+            already (without --replace), appears twice, or is invalid, nothing is stored. \
+            The input is plaintext; delete it afterwards.
             """)
 
-    @Flag(help: "Overwrite secrets with the same titles.")
+    @Flag(help: "Overwrite secrets with the same titles (and their label, attributes, content type when given).")
     var replace = false
 
     @OptionGroup var vault: VaultOptions
@@ -43,29 +48,26 @@ struct ImportCommand: ParsableCommand {
         }
     }
 
-    private struct Entry: Decodable {
-        let title: String
-        let value: String
-    }
-
-    /// The entries as titles and values in wiped buffers. The decoder reads `input` in
-    /// place (no copy of the plaintext into a `Data` that nobody wipes); the `String`s it
-    /// makes on the way are the standard library's and cannot be wiped (SECURITY.md §5).
-    static func decode(_ input: [UInt8]) throws -> [(title: String, value: SecretBytes)] {
-        let entries: [Entry]
+    /// The entries as secrets with their values in wiped buffers. The decoder reads
+    /// `input` in place (no copy of the plaintext into a `Data` that nobody wipes); the
+    /// `String`s it makes on the way are the standard library's and cannot be wiped
+    /// (SECURITY.md §5).
+    static func decode(_ input: [UInt8]) throws -> [VaultStore.NewSecret] {
         do {
-            entries = try input.withUnsafeBytes { bytes in
+            return try input.withUnsafeBytes { bytes in
                 guard let base = bytes.baseAddress, !bytes.isEmpty else { throw VaultError.invalid("empty input") }
                 let view = Data(
                     bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-                return try JSONDecoder().decode([Entry].self, from: view)
+                return try JSONDecoder().decode([ExportedSecret].self, from: view).enumerated().map {
+                    try $0.element.newSecret(number: $0.offset + 1)
+                }
             }
+        } catch let error as VaultError {
+            throw error
         } catch {
-            throw VaultError.invalid("standard input is not a JSON array of {\"title\", \"value\"} objects")
-        }
-        return entries.map { entry in
-            var value = entry.value
-            return (entry.title, value.withUTF8 { SecretBytes(copying: UnsafeRawBufferPointer($0)) })
+            throw VaultError.invalid(
+                "standard input is not a JSON array of {\"title\", \"value\" or \"value_base64\", \"label\", "
+                    + "\"content_type\", \"attributes\"} objects")
         }
     }
 }

@@ -43,7 +43,8 @@ struct VaultCommand: ParsableCommand {
             """,
         version: releaseVersion,
         subcommands: [
-            InitCommand.self, AddCommand.self, ImportCommand.self, GetCommand.self, ListCommand.self,
+            InitCommand.self, AddCommand.self, ImportCommand.self, ExportCommand.self, GetCommand.self,
+            ListCommand.self,
             RemoveCommand.self,
             RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self, ServeCommand.self,
         ]

@@ -146,7 +146,10 @@ final class ManPageTests: XCTestCase {
     func testVaultPageNamesEverySubcommandAndOption() throws {
         try checkTool(
             Artifacts.vault, page: "secureroom-vault.1",
-            expected: ["init", "add", "import", "get", "list", "remove", "rename", "status", "unlock", "lock", "serve"])
+            expected: [
+                "init", "add", "import", "export", "get", "list", "remove", "rename", "status", "unlock", "lock",
+                "serve",
+            ])
     }
 
     /// The exit statuses `--help` lists ("  N   text" under EXIT STATUS) are the ones the

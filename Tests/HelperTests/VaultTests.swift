@@ -568,6 +568,47 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try vault(["status", "--json"]).output.contains("300"), true)
     }
 
+    /// Regression (first hour of a new user): an import dropped labels and attributes, so a
+    /// Secret Service client's lookup no longer found the secret, and nothing exported. Now
+    /// export writes title, value (base64 when not UTF-8), label, content type and
+    /// attributes; import takes them back, a round trip is exact, an unknown key is refused.
+    func testExportAndImportKeepLabelsAttributesAndBytes() throws {
+        try prepare()
+        try setUpVault()
+        let input = """
+            [{"title":"git","value":"hunter2","label":"Git token","content_type":"text/plain",
+              "attributes":{"service":"github.com","user":"octocat"}},
+             {"title":"raw","value_base64":"AP8BAg=="},
+             {"title":"plain","value":"pl\\u00e9in"}]
+            """
+        let imported = try vault(["import"], input: input)
+        XCTAssertEqual(imported.status, 0, imported.errorOutput)
+        XCTAssertEqual(imported.errorOutput, "secureroom-vault: imported 3 secrets\n")
+        let exported = try vault(["export"])
+        XCTAssertEqual(exported.status, 0, exported.errorOutput)
+        let array = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(exported.output.utf8)) as? [[String: Any]], exported.output)
+        XCTAssertEqual(array.compactMap { $0["title"] as? String }, ["git", "plain", "raw"])
+        XCTAssertEqual(array[0]["label"] as? String, "Git token")
+        XCTAssertEqual(array[0]["attributes"] as? [String: String], ["service": "github.com", "user": "octocat"])
+        XCTAssertEqual(array[1]["value"] as? String, "pl\u{e9}in")
+        XCTAssertEqual(array[1]["label"] as? String, "plain", "the title, for a secret nobody described")
+        XCTAssertEqual(array[2]["value_base64"] as? String, "AP8BAg==")
+        XCTAssertNil(array[2]["value"])
+        // The round trip: the export, imported over the same titles, exports the same.
+        let again = try vault(["import", "--replace"], input: exported.output)
+        XCTAssertEqual(again.status, 0, again.errorOutput)
+        XCTAssertEqual(try vault(["export"]).output, exported.output)
+        // A key import does not know is refused, not dropped.
+        let unknown = try vault(["import"], input: #"[{"title":"x","value":"y","url":"https://example.com"}]"#)
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.errorOutput.contains("unknown key \"url\""), unknown.errorOutput)
+        XCTAssertEqual(try vault(["get", "x"]).status, 4)
+        let both = try vault(["import"], input: #"[{"title":"x","value":"y","value_base64":"eQ=="}]"#)
+        XCTAssertEqual(both.status, 1)
+        XCTAssertTrue(both.errorOutput.contains("exactly one of value and value_base64"), both.errorOutput)
+    }
+
     /// Titles as given: `t\xff` and `t\xfe` would both read as "t\u{FFFD}" and address one
     /// secret, so arguments that are not UTF-8 are refused (exit 64) and nothing is stored.
     func testTitlesThatAreNotUTF8AreRefusedNotMerged() throws {
