@@ -26,10 +26,11 @@ struct AccountCheck {
         if call.pam.hasFlag(.pinExpired) { return try replaceExpiredPIN() }
         guard !call.configuration.onlyExpired, let store = call.store, !call.ignoresRemoteTransaction()
         else { return PAM_IGNORE }
-        // The PIN was accepted on this handle moments ago: it is usable; nothing to read.
-        if call.pam.hasFlag(.pinAccepted) { return PAM_SUCCESS }
         let (user, uid) = try call.resolveUser()
-        guard let uid, !call.isExempt(uid),
+        guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
+        // This user's PIN was accepted on this handle moments ago: it is usable; nothing to read.
+        if call.pam.pinAccepted(by: user) { return PAM_SUCCESS }
+        guard
             let status = try PINVerifier(store: store).status(of: user)
         else { return PAM_IGNORE }
         return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES

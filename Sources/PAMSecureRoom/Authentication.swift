@@ -22,7 +22,7 @@ struct Authentication {
             return PAM_IGNORE
         }
         // What an earlier attempt on this handle left never outlives a new one.
-        call.pam.clearFlag(.pinAccepted)
+        call.pam.drop(.pinAccepted)
         if call.ignoresRemoteTransaction() { return PAM_IGNORE }
         call.pam.dropVaultKey()
         call.pam.clearFlag(.pinExpired)
@@ -72,7 +72,6 @@ struct Authentication {
             // Everything to tell comes with the outcome (from the helper: nothing, it
             // tells nothing a screen locker could show); the store is not read again.
             call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)")
-            call.pam.setFlag(.pinAccepted)
             if success.failures.count > 0 {
                 call.tell(
                     Messages.failuresSinceLastLogin(
@@ -92,6 +91,8 @@ struct Authentication {
             }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).
             if let vaultKey = success.vaultKey { try call.pam.stashVaultKey(vaultKey, for: user) }
+            // Last: a step above that failed leaves no mark that the PIN was accepted.
+            try call.pam.markPINAccepted(for: user)
             return PAM_SUCCESS
         case .incorrect, .repeatedIncorrect:
             return PAM_AUTH_ERR
@@ -112,7 +113,7 @@ struct Authentication {
     /// own tally through the helper.
     private func liftLockout() throws {
         let (user, uid) = try call.resolveUser()
-        if call.pam.hasFlag(.pinAccepted) {
+        if call.pam.pinAccepted(by: user) {
             call.debug("lockout of \(user) not lifted: the PIN, not the password, authenticated")
             return
         }

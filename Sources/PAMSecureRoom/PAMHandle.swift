@@ -58,9 +58,6 @@ struct PAMHandle {
     enum Flag: String {
         /// `auth` accepted a PIN that must be changed (`account` and `password` act on it).
         case pinExpired = "pam_secureroom_pin_expired"
-        /// `auth` accepted the user's PIN in this transaction: an `authsucc` line after it
-        /// must not take that for the password and lift the lockout (`Authentication`).
-        case pinAccepted = "pam_secureroom_pin_accepted"
     }
 
     /// Sets `flag` on the handle.
@@ -87,7 +84,20 @@ struct PAMHandle {
         /// A salted HKDF of the expired PIN `auth` accepted, so `account` can refuse it as
         /// its own replacement (`AccountCheck`).
         case expiredPINCheck = "pam_secureroom_expired_pin_check"
+        /// `auth` accepted this user's PIN in this transaction (a one-byte marker, kept for
+        /// the user it was accepted for): an `authsucc` line after it must not take that
+        /// for the password, and `account` and `open_session` need not read what it
+        /// answered (`markPINAccepted`).
+        case pinAccepted = "pam_secureroom_pin_accepted"
     }
+
+    /// Marks that `user`'s PIN was accepted in this transaction.
+    func markPINAccepted(for user: UserName) throws {
+        try keep([UInt8(1)].withUnsafeBytes { SecretBytes(copying: $0) }, as: .pinAccepted, for: user)
+    }
+
+    /// Whether `user`'s PIN (not another user's) was accepted in this transaction.
+    func pinAccepted(by user: UserName) -> Bool { kept(.pinAccepted, for: user) != nil }
 
     /// Keeps a copy of `secret`, belonging to `user`, with the handle under `stash`.
     func keep(_ secret: SecretBytes, as stash: Stash, for user: UserName) throws {

@@ -41,7 +41,7 @@ struct VaultSession {
             // After a PIN accepted on this handle the credential is not read again: the user
             // has a PIN, and the vault key it opens, if any, was just unlocked.
             let vaultLeftLocked: Bool
-            if call.pam.hasFlag(.pinAccepted) {
+            if call.pam.pinAccepted(by: user) {
                 vaultLeftLocked = false
             } else {
                 guard let credential = try store.credential(for: user) else { return PAM_IGNORE }

@@ -17,8 +17,6 @@ func printError(_ message: String) { failureReport.printError(message) }
 /// error and exit status 1. Usage errors and explicit exit codes pass through.
 func reportingFailures(_ body: () throws -> Void) throws { try failureReport.run(body) }
 
-/// Refuses to go on unless the effective uid is root, in one line that says why and
-/// what to type instead ("secureroom set needs root: ...; run: sudo secureroom set").
 /// The account that runs the tool (its real uid's name).
 func invokingUser() throws -> String {
     guard let name = UserName.accountName(of: getuid()) else {
@@ -33,6 +31,8 @@ func refuse(_ message: String) throws -> Never {
     throw ExitStatus.failure
 }
 
+/// Refuses to go on unless the effective uid is root, in one line that says why and
+/// what to type instead ("secureroom set needs root: ...; run: sudo secureroom set").
 func requireRoot(_ action: String) throws {
     guard geteuid() == 0 else {
         printError(

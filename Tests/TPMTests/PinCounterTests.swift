@@ -80,6 +80,15 @@ final class PinCounterTests: XCTestCase {
 
         try connected { try counter($0).reset(limit: 3, ownerAuth: []) }
         XCTAssertEqual(try unseal(blob, pin), secret)
+        // Without the persistent storage key an owner secret would travel in a password
+        // session (the transient key is made under the owner): refused, nothing sent; and
+        // an owner cannot be hardened before that key is persisted.
+        assertError("persistent storage key") {
+            try connected { try counter($0).reset(limit: 3, ownerAuth: random(32)) }
+        }
+        assertError("persist the storage key first") {
+            try connected { try OwnerHierarchy(connection: $0).restrictToDefiningIndices(newAuth: random(32)) }
+        }
         XCTAssertEqual(try tpm.leftoverHandles(), [])
     }
 

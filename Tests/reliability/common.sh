@@ -35,6 +35,8 @@ fi
 
 W=$RELIABILITY_WORK
 BIN=$W/bin
+# What follows writes /etc: only ever on the sandbox's copies.
+"$REPO/scripts/lib/sandbox" --inside || { echo "$ITEM: not inside scripts/lib/sandbox; refusing to write /etc" >&2; exit 2; }
 : > /etc/security/secureroom.conf
 STATE=$W/state
 

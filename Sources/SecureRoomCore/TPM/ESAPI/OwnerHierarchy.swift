@@ -17,24 +17,24 @@ public struct OwnerHierarchy {
     /// The owner hierarchy of `connection`'s TPM.
     public init(connection: TPMConnection) { self.connection = connection }
 
-    /// Persists the storage key (the SRK template's primary) at 0x81000001, with the
-    /// current owner authorization, unless a key is there already. Needed before
+    /// Persists the storage key (the SRK template's primary) at 0x81000001, unless a key
+    /// is there already, while the owner authorization is still a factory chip's empty one
+    /// (making and persisting a primary authorizes the owner in a password session, which
+    /// would carry any other authorization in the clear). Needed before
     /// `restrictToDefiningIndices`: afterwards the owner can no longer create a primary
     /// (notes §10), and every seal and unseal uses the persistent key.
-    public func persistStorageKey(ownerAuth: [UInt8] = []) throws {
+    public func persistStorageKey() throws {
         let conn = connection
         let esys = try conn.context()
         if try conn.hasPersistentStorageKey() { return }
-        try conn.withOwner(ownerAuth) {
-            try conn.withStorageKey { srk in
-                var persistent: ESYS_TR = ESYS_TR_NONE
-                try conn.check(
-                    Esys_EvictControl(
-                        esys, ESYS_TR_RH_OWNER, srk.handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
-                        StorageKey.persistentHandle, &persistent),
-                    "Esys_EvictControl(SRK)")
-                conn.closeTR(persistent, "SRK (persistent)")
-            }
+        try conn.withStorageKey { srk in
+            var persistent: ESYS_TR = ESYS_TR_NONE
+            try conn.check(
+                Esys_EvictControl(
+                    esys, ESYS_TR_RH_OWNER, srk.handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
+                    StorageKey.persistentHandle, &persistent),
+                "Esys_EvictControl(SRK)")
+            conn.closeTR(persistent, "SRK (persistent)")
         }
     }
 
@@ -45,6 +45,9 @@ public struct OwnerHierarchy {
     public func restrictToDefiningIndices(currentAuth: [UInt8] = [], newAuth: [UInt8]) throws {
         let conn = connection
         let esys = try conn.context()
+        guard try conn.hasPersistentStorageKey() else {
+            throw TPMError.invalidArgument("persist the storage key first: a hardened owner cannot create one")
+        }
         var policy = try TPM2B_DIGEST(checking: try PinIndexPolicy.defineSpaceOnly(conn), what: "owner policy")
         var auth = try TPM2B_DIGEST(checking: newAuth, what: "owner auth")
         defer { TPM2BBytes.wipe(&auth) }

@@ -279,8 +279,13 @@ extension TPMConnection {
 
     /// Runs `body` with the owner hierarchy's authorization set to `ownerAuth` in ESAPI,
     /// and wiped again after (so it does not linger in ESAPI's memory).
+    /// A non-empty authorization is refused without the persistent storage key: a
+    /// transient one would be made under the owner in a password session, in the clear.
     func withOwner<T>(_ ownerAuth: [UInt8], _ body: () throws -> T) throws -> T {
         let esys = try context()
+        if !ownerAuth.isEmpty, try !hasPersistentStorageKey() {
+            throw TPMError.invalidArgument("an owner authorization is used only with the persistent storage key")
+        }
         var auth = try TPM2B_DIGEST(checking: ownerAuth, what: "owner auth")
         defer { TPM2BBytes.wipe(&auth) }
         try check(Esys_TR_SetAuth(esys, ESYS_TR_RH_OWNER, &auth), "Esys_TR_SetAuth(owner)")
