@@ -33,6 +33,16 @@ struct Authentication {
             call.debug("root is exempt (set even_deny_root to use a PIN for root)")
             return PAM_IGNORE
         }
+        // `password_first=`: no PIN before the password since boot, for every name alike.
+        if configuration.passwordFirst != .off,
+            !PasswordProof(path: configuration.sessionDirectory).allowsPIN(
+                of: user, under: configuration.passwordFirst, at: SystemClock().now())
+        {
+            call.inform(Messages.passwordFirst)
+            call.pam.log(
+                LOG_INFO, "PIN not used for \(user): no password login since boot (password_first)\(call.originFields)")
+            return PAM_IGNORE
+        }
         guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
         if call.store != nil {
             // A session that died without closing is noticed here too (best effort: a
@@ -111,15 +121,19 @@ struct Authentication {
     /// (docs/SECURITY.md §1.1). Always PAM_IGNORE, so the line can never let anyone in,
     /// wherever it is put. Without root nothing can be lifted: users cannot reset their
     /// own tally through the helper.
+    /// With `password_first=`, it also records that the password was accepted
+    /// (`PasswordProof`), which lets the PIN be used.
     private func liftLockout() throws {
         let (user, uid) = try call.resolveUser()
         if call.pam.pinAccepted(by: user) {
             call.debug("lockout of \(user) not lifted: the PIN, not the password, authenticated")
             return
         }
-        guard let store = call.store, let uid, !call.isExempt(uid),
-            let status = try PINVerifier(store: store).status(of: user), status.failures > 0
-        else { return }
+        guard let store = call.store, let uid, !call.isExempt(uid) else { return }
+        if call.configuration.passwordFirst != .off {
+            try PasswordProof(path: call.configuration.sessionDirectory).record(for: user, at: SystemClock().now())
+        }
+        guard let status = try PINVerifier(store: store).status(of: user), status.failures > 0 else { return }
         try PINAdministration(store: store).resetLockout(for: user)
         call.pam.log(LOG_NOTICE, "PIN lockout of \(user) lifted (\(status)): the primary authentication succeeded")
     }

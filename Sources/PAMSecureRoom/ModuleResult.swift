@@ -59,6 +59,8 @@ struct ModuleResult: Error {
                 self.init(code: PAM_AUTHTOK_ERR, log: "\(failure)", priority: LOG_NOTICE)
             case .notEnrolled:
                 self.init(code: PAM_IGNORE)
+            case .passwordFirst:
+                self.init(code: PAM_IGNORE, log: "\(failure)", priority: LOG_INFO)
             case .tpm(.lockedOut), .tpm(.shareSpent):
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)", priority: LOG_NOTICE)
             case .tpm:

@@ -51,6 +51,9 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case vaultKeyExists(user: String, recoverable: Bool)
     /// The account's password was not accepted (`secureroom enrol`; PAM's reason).
     case passwordNotAccepted(String)
+    /// `password_first=`: the user's password was not accepted on this machine since boot
+    /// (or not recently enough), so the PIN is not asked for; nothing was counted.
+    case passwordFirst(user: String)
 }
 
 extension SecureRoomError: CustomStringConvertible {
@@ -79,6 +82,8 @@ extension SecureRoomError: CustomStringConvertible {
         case let .tpm(problem): return problem.description
         case .invalidRecoveryKey: return "a recovery key is 40 digits (eight groups of five)"
         case let .passwordNotAccepted(reason): return "password not accepted (\(reason)); nothing was changed"
+        case let .passwordFirst(user):
+            return "the PIN of \(user) works only after a password login since the computer started (password_first)"
         case let .wrongRecoveryKey(user): return "the recovery key does not open the vault of \(user)"
         case let .vaultWouldBeLost(user):
             return "\(user) has a vault: a new PIN without the recovery key makes it unreadable "

@@ -105,6 +105,10 @@ enum HelperMain {
         } catch SecureRoomError.changedConcurrently(let user) {
             SystemLog.notice("refused uid \(caller): the PIN of \(user) changed meanwhile (nothing written)")
             return .refused("your PIN was set or changed meanwhile; nothing was written")
+        } catch SecureRoomError.passwordFirst(let user) {
+            SystemLog.notice(
+                "refused uid \(caller): \(user) has not logged in with the password since boot (password_first)")
+            return .refused(Messages.passwordFirst)
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)

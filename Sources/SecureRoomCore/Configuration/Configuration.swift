@@ -70,6 +70,18 @@ public struct Configuration: Sendable {
     public var wipeAfter: Int?
     /// Where open sessions are counted, so the last one to close locks the vault (`sessions=`).
     public var sessionDirectory = "/run/secureroom"
+    /// When the PIN may stand in for the password (`password_first=off|boot|DURATION`).
+    public var passwordFirst = PasswordFirst.off
+
+    /// `password_first=`: the PIN is accepted only after the user's password was, on this
+    /// machine since boot (`boot`), and within `seconds` of that password (`within`);
+    /// `off` accepts it at any time (docs/SECURITY.md §1.3).
+    public enum PasswordFirst: Equatable, Sendable {
+        case off
+        case boot
+        case within(seconds: Int64)
+    }
+
     /// Transactions from the network (`remote=deny|allow`).
     public var remote = RemoteAction.deny
     /// Services whose transactions always count as remote (`remote_services=`, comma-separated).
@@ -239,6 +251,13 @@ public struct Configuration: Sendable {
         case "wipe_after": wipeAfter = try number(1...LockoutRecord.maximumSeenGuesses)
         case "sessions": sessionDirectory = try path()
         case "remote": remote = try choice()
+        case "password_first":
+            let word = try required()
+            passwordFirst =
+                word == "off"
+                ? .off
+                : word == "boot"
+                    ? .boot : .within(seconds: try duration(1...365 * 86_400, "1s to 365d, or off or boot"))
         case "remote_services":
             guard let value else {
                 throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)")

@@ -102,6 +102,10 @@ public enum Messages {
         }
     }
 
+    /// What a user is told when `password_first=` keeps the PIN from being asked.
+    public static let passwordFirst =
+        "Use your password: your PIN works after your first password login since the computer started."
+
     /// The message for input that is not a PIN of the configured form.
     public static func malformed(digits: Int) -> String {
         "The PIN must be exactly \(digits) digits (0-9)."

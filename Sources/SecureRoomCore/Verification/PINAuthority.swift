@@ -69,6 +69,10 @@ public struct LocalPINAuthority: PINAuthority {
         _ user: UserName, pin: () throws -> SecretBytes,
         whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?
     ) throws -> PINVerifier.Outcome {
+        // First, for every name alike (whether it has a PIN is not told): the password
+        // since boot, when `password_first=` asks for it.
+        try PasswordProof(path: store.configuration.sessionDirectory).requirePassword(
+            of: user, under: store.configuration.passwordFirst, at: clock.now())
         let verifier = PINVerifier(store: store, clock: clock)
         guard let status = try verifier.status(of: user) else { return .notEnrolled }
         if let reason = AccountState.refusal(for: user) {
