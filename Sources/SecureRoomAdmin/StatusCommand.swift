@@ -12,8 +12,9 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show enrolment, failures and lockout for one user or all enrolled users (users: their own).",
         discussion: """
-            JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled" \
-            or "none"), failures (what counts toward deny: the current run, pending \
+            JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled", \
+            "password": open, but with password_first the PIN waits for a password login since \
+            boot, or "none"), failures (what counts toward deny: the current run, pending \
             attempts, and the past year's failures no right PIN forgave), locked_until (ISO \
             8601 UTC when a delay is running, else null), disabled, last_success and \
             last_failure (ISO 8601 UTC or null), vault ("pin": the PIN opens a vault; \
@@ -74,7 +75,22 @@ struct StatusCommand: ParsableCommand {
                 printError("no such user \(UserName.quoted(name)), and no PIN records for that name")
                 throw ExitStatus.failure
             }
-            try show(reports, single: user != nil)
+            try show(Self.applyingPasswordFirst(reports, store.configuration), single: user != nil)
+        }
+    }
+
+    /// With `password_first=`, an open PIN that waits for its user's password since boot
+    /// shows as state "password" (`PasswordProof`, which every user may read).
+    private static func applyingPasswordFirst(_ reports: [UserStatus], _ configuration: Configuration) -> [UserStatus] {
+        guard configuration.passwordFirst != .off else { return reports }
+        let proof = PasswordProof(path: configuration.sessionDirectory)
+        let now = SystemClock().now()
+        return reports.map { report in
+            var report = report
+            if report.state == "open", !proof.allowsPIN(of: report.user, under: configuration.passwordFirst, at: now) {
+                report.state = "password"
+            }
+            return report
         }
     }
 
@@ -86,11 +102,12 @@ struct StatusCommand: ParsableCommand {
         if let user, user != invoking { try refuse("only root can see another user's PIN") }
         if state.dir != nil || state.config != nil { try refuse("--dir and --config need root") }
         let name = try UserName(invoking)
-        let helper = HelperClient(path: try state.store().configuration.helperPath)
+        let configuration = try state.store().configuration
+        let helper = HelperClient(path: configuration.helperPath)
         let report = UserStatus(
             user: name, pin: try helper.pinState(of: name), vault: try helper.vaultState(of: name),
             now: SystemClock().now())
-        try show([report], single: true)
+        try show(Self.applyingPasswordFirst([report], configuration), single: true)
     }
 
     /// Prints `reports` as JSON (an object when `single`) or as the table.
@@ -119,7 +136,7 @@ struct UserStatus: Encodable {
     let user: UserName
     let enrolled: Bool
     let failures: Int
-    let state: String
+    var state: String
     let lockedUntil: Int64?
     let lastSuccess: Int64?
     let lastFailure: Int64?

@@ -37,6 +37,7 @@ final class PasswordFirstTests: XCTestCase {
     func testThePINWorksOnlyAfterAPasswordLoginSinceBoot() throws {
         let sandbox = try sandbox("boot")
         try assertNotAsked(sandbox, "no password since boot")
+        XCTAssertEqual(try sandbox.status(user)["state"] as? String, "password", "status says why")
         // Every name alike: one without a PIN (nopin=fail would prompt it) is not asked either.
         XCTAssertEqual(try sandbox.pam(user: "bin", responses: [pin]).prompts, [])
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0, "nothing counted")
@@ -46,6 +47,7 @@ final class PasswordFirstTests: XCTestCase {
         let mode = try FileManager.default.attributesOfItem(atPath: proof)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o644)
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.status(user)["state"] as? String, "open")
 
         // A reboot empties the sessions directory; a proof of another boot counts for nothing.
         let text = try String(contentsOfFile: proof, encoding: .utf8)
