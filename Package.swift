@@ -143,7 +143,7 @@ let package = Package(
         // Shared by the test targets: subprocesses, temporary state, built artifacts.
         // Test code runs subprocesses from Dispatch; Swift 5 mode keeps it plain.
         .target(
-            name: "SecureRoomTestSupport", path: "Tests/SecureRoomTestSupport",
+            name: "SecureRoomTestSupport", dependencies: ["SecureRoomBase"], path: "Tests/SecureRoomTestSupport",
             swiftSettings: testSettings),
         .testTarget(
             name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore", "SecureRoomTestSupport"],

@@ -80,9 +80,7 @@ struct ModuleCall {
     }
 
     /// Where PINs are checked: here as root, by secureroom-helper otherwise.
-    var authority: any PINAuthority {
-        store.map { LocalPINAuthority(store: $0) } ?? HelperClient(path: configuration.helperPath)
-    }
+    var authority: any PINAuthority { pinAuthority(reachable: store, configuration: configuration) }
 
     /// Prompts for a PIN of the configured form; tells the user when the input is not one.
     func promptPIN(_ prompt: String) throws -> SecretBytes {

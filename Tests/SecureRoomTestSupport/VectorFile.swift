@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import SecureRoomBase
 
 /// A vector file of docs/vectors/ (docs/FORMAT.md §5): `#` comment lines, then blocks of
 /// `key: value` lines separated by blank lines, each block one vector named by its
@@ -25,20 +26,13 @@ public struct VectorFile {
             return values[0]
         }
 
-        /// The single value of `key`, as bytes from lowercase hex.
+        /// The single value of `key`, as bytes from lowercase hex (`Hex`, as the records).
         public func bytes(_ key: String) throws -> [UInt8] {
             let text = try text(key)
-            var out: [UInt8] = []
-            var index = text.startIndex
-            while index < text.endIndex {
-                let next = text.index(index, offsetBy: 2, limitedBy: text.endIndex) ?? text.endIndex
-                guard let byte = UInt8(text[index..<next], radix: 16), next != index else {
-                    throw VectorFileError(message: "\(about): \(key) is not hex")
-                }
-                out.append(byte)
-                index = next
+            guard let bytes = Hex.decode(Substring(text), count: text.utf8.count / 2) else {
+                throw VectorFileError(message: "\(about): \(key) is not hex")
             }
-            return out
+            return bytes
         }
     }
 

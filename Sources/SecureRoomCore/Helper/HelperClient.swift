@@ -58,18 +58,23 @@ public struct HelperClient: PINAuthority {
 
     /// Where the caller's own vault key stands (no PIN is asked or counted).
     public func vaultState(of user: UserName) throws -> VaultState {
-        let (reply, secrets) = try exchange(.vaultState, for: user) { [] }
-        if case .vaultState(let state) = reply { return state }
-        _ = try result(of: reply, secrets: secrets)  // throws the reply's own error
-        throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to vault-state")
+        try state(.vaultState, of: user) { if case .vaultState(let state) = $0 { state } else { nil } }
     }
 
     /// Where the caller's own PIN stands (no PIN is asked or counted).
     public func pinState(of user: UserName) throws -> PINState {
-        let (reply, secrets) = try exchange(.pinState, for: user) { [] }
-        if case .pinState(let state) = reply { return state }
+        try state(.pinState, of: user) { if case .pinState(let state) = $0 { state } else { nil } }
+    }
+
+    /// A request that reads no PIN and answers with a state, which `extract` takes out of
+    /// the reply; any other reply throws its own error.
+    private func state<State>(
+        _ request: HelperProtocol.Request, of user: UserName, _ extract: (HelperReply) -> State?
+    ) throws -> State {
+        let (reply, secrets) = try exchange(request, for: user) { [] }
+        if let state = extract(reply) { return state }
         _ = try result(of: reply, secrets: secrets)  // throws the reply's own error
-        throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to pin-state")
+        throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to \(request.rawValue)")
     }
 
     private func run(

@@ -39,7 +39,14 @@ public protocol PINAuthority {
 /// The authority for a caller with this process's privileges: the state itself when
 /// the effective uid is root, otherwise the helper named by `helper=`.
 public func pinAuthority(for store: StateStore) -> any PINAuthority {
-    LocalPINAuthority.isAvailable ? LocalPINAuthority(store: store) : HelperClient(path: store.configuration.helperPath)
+    pinAuthority(reachable: LocalPINAuthority.isAvailable ? store : nil, configuration: store.configuration)
+}
+
+/// The authority once the caller has decided: `store` when it may be used, the helper
+/// named by `helper=` when it is nil (the PAM module, whose `ModuleCall.store` is nil
+/// without root).
+public func pinAuthority(reachable store: StateStore?, configuration: Configuration) -> any PINAuthority {
+    store.map { LocalPINAuthority(store: $0) } ?? HelperClient(path: configuration.helperPath)
 }
 
 /// Checks and changes PINs on the state directly (root only).

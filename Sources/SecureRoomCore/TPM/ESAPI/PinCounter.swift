@@ -218,19 +218,11 @@ public struct PinCounter {
         defer { TPM2BBytes.wipe(&auth) }
         try conn.withNVIndex(index) { handle in
             try conn.check(Esys_TR_SetAuth(esys, handle, &auth), "Esys_TR_SetAuth(PIN index)")
-            try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
-                var timeout: UnsafeMutablePointer<TPM2B_TIMEOUT>?
-                var ticket: UnsafeMutablePointer<TPMT_TK_AUTH>?
-                let rc = Esys_PolicySecret(
-                    esys, handle, policySession, session, ESYS_TR_NONE, ESYS_TR_NONE,
-                    nil, nil, nil, 0, &timeout, &ticket)
-                TPM2BBytes.free(timeout)
-                TPM2BBytes.free(ticket)
-                if ResponseCode(rc).isFromTPM && ResponseCode(rc).base == ResponseCode.rcAuthUnavailable {
-                    throw TPMError.pinLimitReached(ResponseCode(rc))
-                }
-                try conn.check(rc, "Esys_PolicySecret(PIN index)")
+            let rc = try conn.policySecret(handle, in: policySession, salt: srk)
+            if ResponseCode(rc).isFromTPM && ResponseCode(rc).base == ResponseCode.rcAuthUnavailable {
+                throw TPMError.pinLimitReached(ResponseCode(rc))
             }
+            try conn.check(rc, "Esys_PolicySecret(PIN index)")
         }
     }
 
@@ -275,6 +267,24 @@ extension TPMConnection {
         guard let esys = try? context() else { return }
         var zero = TPM2B_AUTH()
         _ = Esys_TR_SetAuth(esys, handle, &zero)
+    }
+
+    /// `TPM2_PolicySecret` in `policySession` for `authHandle`, whose authorization is
+    /// set on it in ESAPI and proven in a session salted with `srk` (never sent); the
+    /// response code, for the caller to read (a PIN index's limit is one of them).
+    func policySecret(_ authHandle: ESYS_TR, in policySession: ESYS_TR, salt srk: StorageKey) throws -> UInt32 {
+        let esys = try context()
+        return try withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
+            var timeout: UnsafeMutablePointer<TPM2B_TIMEOUT>?
+            var ticket: UnsafeMutablePointer<TPMT_TK_AUTH>?
+            defer {
+                TPM2BBytes.free(timeout)
+                TPM2BBytes.free(ticket)
+            }
+            return Esys_PolicySecret(
+                esys, authHandle, policySession, session, ESYS_TR_NONE, ESYS_TR_NONE, nil, nil, nil, 0, &timeout,
+                &ticket)
+        }
     }
 
     /// Runs `body` with the owner hierarchy's authorization set to `ownerAuth` in ESAPI,

@@ -89,16 +89,8 @@ enum PinIndexPolicy {
                 Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
                 "Esys_PolicyCommandCode(NV_Write)")
         case .ownerWrite:
-            try connection.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { ownerSession in
-                var timeout: UnsafeMutablePointer<TPM2B_TIMEOUT>?
-                var ticket: UnsafeMutablePointer<TPMT_TK_AUTH>?
-                let rc = Esys_PolicySecret(
-                    esys, ESYS_TR_RH_OWNER, session, ownerSession, ESYS_TR_NONE, ESYS_TR_NONE,
-                    nil, nil, nil, 0, &timeout, &ticket)
-                TPM2BBytes.free(timeout)
-                TPM2BBytes.free(ticket)
-                try connection.check(rc, "Esys_PolicySecret(owner)")
-            }
+            try connection.check(
+                try connection.policySecret(ESYS_TR_RH_OWNER, in: session, salt: srk), "Esys_PolicySecret(owner)")
             try connection.check(
                 Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
                 "Esys_PolicyCommandCode(NV_Write)")
