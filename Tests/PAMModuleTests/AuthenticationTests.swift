@@ -126,9 +126,13 @@ final class AuthenticationTests: XCTestCase {
         let sandbox = try Sandbox()
         try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService(arguments: "nopin=fail")
+        func firstWrongPIN(_ name: String) throws -> PAMTranscript {
+            try sandbox.forgetDecoySlots()
+            return try sandbox.pam(user: name, responses: ["1111"])
+        }
         let enrolledWrong = try sandbox.pam(user: user, responses: ["1111"])
-        let noPIN = try sandbox.pam(user: "bin", responses: ["1111"])
-        let unknown = try sandbox.pam(user: "srnosuchuser", responses: ["1111"])
+        let noPIN = try firstWrongPIN("bin")
+        let unknown = try firstWrongPIN("srnosuchuser")
         XCTAssertEqual(noPIN.code, PAMCode.authError)
         XCTAssertEqual(unknown.code, PAMCode.authError, "the same code as a wrong PIN: no enumeration by return code")
         // Same prompt and same message: no enumeration by what the user sees.

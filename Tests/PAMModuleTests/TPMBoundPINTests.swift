@@ -179,6 +179,7 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: "\(sandbox.state)/users/.decoy.tpm"))
         var transcripts: [String: [String]] = [:]
         for name in [user, "bin", "srnosuchuser"] {
+            try sandbox.forgetDecoySlots()
             transcripts[name] = try ["2580", "2580", "1470"].map { guess in
                 let run = try sandbox.pam(user: name, responses: [guess])
                 return "\(run.prompts) \(run.errors) \(run.code)"

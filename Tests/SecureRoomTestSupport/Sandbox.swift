@@ -107,6 +107,16 @@ public final class Sandbox {
             try runProgram(Artifacts.driver, arguments, input: Self.lines(responses), environment: environment))
     }
 
+    /// Removes the decoy slots (`.decoy-XX`, FORMAT.md §1). Two names share a slot with odds
+    /// 1 in 256 (the slot is keyed per install), so a test that compares what two names see
+    /// starts each name from empty slots.
+    public func forgetDecoySlots() throws {
+        let users = state + "/users"
+        for slot in try FileManager.default.contentsOfDirectory(atPath: users) where slot.hasPrefix(".decoy-") {
+            try FileManager.default.removeItem(atPath: users + "/" + slot)
+        }
+    }
+
     /// The driver's command line for `service` in this sandbox.
     public func driverArguments(_ service: String, user: String?, options: [String], operations: [String]) -> [String] {
         ["--confdir", pamDirectory, "--service", service] + (user.map { ["--user", $0] } ?? []) + options + operations
