@@ -14,6 +14,12 @@
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 
+int sr_sha256(const void *data, size_t data_length, unsigned char *out)
+{
+    size_t written = 0;
+    return EVP_Q_digest(NULL, "SHA256", NULL, data, data_length, out, &written) && written == 32;
+}
+
 int sr_hmac_sha256(const void *key, size_t key_length, const void *data, size_t data_length, unsigned char *out)
 {
     size_t written = 0;

@@ -21,10 +21,15 @@ struct StatusCommand: ParsableCommand {
             "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
             parameters) with argon2_below_policy (true when they differ from the configured \
             ones: the record is re-derived at the user's next successful PIN login), and tpm \
-            ("bound": the PIN is bound to the TPM, which takes part in every check; \
-            "bound-unreachable": no TPM answers, so the PIN cannot be used; "bound-other-chip": \
-            the TPM that answers is not the one the PIN was bound to (cleared or replaced), so the \
-            PIN cannot be used and needs 'secureroom set'; "none"), must_change (ISO 8601 \
+            ("bound": the PIN is bound to its own counter in the TPM, which takes part in every \
+            check; "bound-spent": that counter reached its limit, so the chip refuses the PIN \
+            and it needs 'secureroom set' or 'secureroom enrol --replace'; "bound-shared": bound \
+            under the chip's shared counter by an older version, bound to its own at the next \
+            right PIN; "bound-unreachable": no TPM answers, so the PIN cannot be used; \
+            "bound-other-chip": the TPM that answers is not the one the PIN was bound to \
+            (cleared or replaced) or the PIN's counter is gone, so the PIN cannot be used and \
+            needs 'secureroom set'; "none") with tpm_failures and tpm_limit (the wrong PINs on \
+            the PIN's own counter and its limit, else null), must_change (ISO 8601 \
             UTC since when the PIN must be changed at its next use, after 'set --expire' or \
             'expire'; else null), and corrupt (null, or why a record cannot be read: state \
             "corrupt", and 'secureroom reset USER' moves the record aside). For one \
@@ -62,7 +67,7 @@ struct StatusCommand: ParsableCommand {
                         user: user, credential: credential,
                         tally: try store.lockout(for: user), configuration: store.configuration, now: now,
                         hasRecovery: try credential?.vaultKey == nil && store.recovery(for: user) != nil,
-                        tpm: credential?.binding.map { chip.state(of: $0) } ?? "none")
+                        tpm: credential?.binding.map { chip.state(of: $0) })
                 } catch let error as SecureRoomError {
                     // One bad record must not hide everyone else's, nor itself.
                     guard isRecordProblem(error, of: user) else { throw error }
@@ -145,9 +150,10 @@ struct UserStatus: Encodable {
     let argon2: String?
     /// Whether they differ from the configured ones (re-derived at the next PIN login).
     let belowPolicy: Bool
-    /// "bound", "bound-unreachable" or "bound-other-chip" for a PIN bound to a TPM (`ChipView`),
-    /// else "none".
+    /// `ChipView.State.name` for a PIN bound to a TPM, "none" without one, "unknown".
     let tpm: String
+    /// The PIN's wrong guesses on its own counter in the TPM and the counter's limit.
+    let tpmCounter: (failures: Int, limit: Int)?
     /// Since when the PIN must be changed at its next use, nil if it need not.
     let mustChange: Int64?
     /// Why a record of the user cannot be read, nil when they all can.
@@ -167,6 +173,7 @@ struct UserStatus: Encodable {
         argon2 = nil
         belowPolicy = false
         tpm = "unknown"
+        tpmCounter = nil
         mustChange = nil
     }
 
@@ -183,6 +190,7 @@ struct UserStatus: Encodable {
         argon2 = nil
         belowPolicy = false
         tpm = "unknown"
+        tpmCounter = nil
         switch vault {
         case .pin: self.vault = "pin"
         // wipe_after erases the PIN's copy only; the recovery record stays (FORMAT.md §7).
@@ -194,9 +202,10 @@ struct UserStatus: Encodable {
 
     init(
         user: UserName, credential: CredentialRecord?, tally: LockoutRecord, configuration: Configuration, now: Instant,
-        hasRecovery: Bool, tpm: String
+        hasRecovery: Bool, tpm: ChipView.State?
     ) {
-        self.tpm = tpm
+        self.tpm = tpm?.name ?? "none"
+        tpmCounter = tpm?.counter
         mustChange = credential?.mustChange
         corrupt = nil
         self.user = user
@@ -267,6 +276,8 @@ struct UserStatus: Encodable {
         case lastFailure = "last_failure"
         case belowPolicy = "argon2_below_policy"
         case tpm
+        case tpmFailures = "tpm_failures"
+        case tpmLimit = "tpm_limit"
         case mustChange = "must_change"
         case corrupt
     }
@@ -285,6 +296,8 @@ struct UserStatus: Encodable {
         try object.encode(argon2, forKey: .argon2)
         try object.encode(belowPolicy, forKey: .belowPolicy)
         try object.encode(tpm, forKey: .tpm)
+        try object.encode(tpmCounter?.failures, forKey: .tpmFailures)
+        try object.encode(tpmCounter?.limit, forKey: .tpmLimit)
         try object.encode(mustChange.map(ISO8601.utc), forKey: .mustChange)
         try object.encode(corrupt, forKey: .corrupt)
     }

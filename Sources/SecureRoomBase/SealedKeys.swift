@@ -35,6 +35,13 @@ public enum SealedKeys {
         return ok == 1 ? key : nil
     }
 
+    /// SHA-256(`data`), 32 bytes (for public values: TPM policy digests and Names).
+    public static func sha256(_ data: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: keyLength)
+        _ = sr_sha256(data, data.count, &out)
+        return out
+    }
+
     /// HMAC-SHA256(`key`, `data`), 32 bytes.
     public static func mac(_ data: [UInt8], key: SecretBytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: keyLength)

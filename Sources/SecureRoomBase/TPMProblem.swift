@@ -13,6 +13,10 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
     /// The account put its share of wrong PINs to the chip recently (`TPMShare`): refused
     /// for `seconds` more, so that one account cannot lock the chip for all.
     case shareSpent(seconds: Int)
+    /// The PIN's own counter in the TPM reached its limit: the chip refuses this PIN, the
+    /// right one too, until an administrator holding the TPM recovery secret sets it back.
+    /// The PIN is gone; a new one is set or enrolled.
+    case pinSpent
     /// The record's sealed objects do not load on this TPM: it was cleared or replaced,
     /// or the record comes from another machine.
     case otherChip
@@ -27,6 +31,7 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
             return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
         case let .shareSpent(seconds):
             return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
+        case .pinSpent: return "the PIN's counter in the TPM reached its limit: the chip refuses this PIN"
         case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"
         case let .failed(detail): return "the TPM failed: \(detail)"
         }

@@ -5,10 +5,12 @@ import Foundation
 import SecureRoomTestSupport
 import XCTest
 
-/// A PIN bound to a TPM (a software TPM of each test's own), through the real libpam and
-/// module: the chip takes part in every check and counts wrong PINs in its own counter
-/// (read by tpm2-tools); a chip that is gone, another chip, or one in lockout refuses
-/// cleanly, never as a wrong PIN and never as a success.
+/// A PIN bound to its own counter in a TPM (a software TPM of each test's own), through
+/// the real libpam and module: the chip takes part in every check and counts wrong PINs on
+/// the PIN's own counter, never on the chip's dictionary-attack counter (read by
+/// tpm2-tools); at the counter's limit the chip refuses the PIN whatever is done to the
+/// files; a chip that is gone or another chip refuses cleanly, never as a wrong PIN and
+/// never as a success.
 final class TPMBoundPINTests: XCTestCase {
     private let user = "daemon"
     private let pin = "6193"
@@ -26,32 +28,42 @@ final class TPMBoundPINTests: XCTestCase {
         return sandbox
     }
 
-    private func credential(_ sandbox: Sandbox) throws -> String {
-        try String(contentsOfFile: "\(sandbox.state)/users/\(user).credential", encoding: .utf8)
+    private func credential(_ sandbox: Sandbox, _ name: String? = nil) throws -> String {
+        try String(contentsOfFile: "\(sandbox.state)/users/\(name ?? user).credential", encoding: .utf8)
     }
 
     private func failures(_ sandbox: Sandbox) throws -> Int? { try sandbox.status(user)["failures"] as? Int }
 
-    func testTheChipTakesPartInEveryCheckAndCountsWrongPINs() throws {
+    /// The wrong PINs on the user's own counter in the chip, as `secureroom status` reads it.
+    private func chipFailures(_ sandbox: Sandbox, _ name: String? = nil) throws -> Int? {
+        try sandbox.status(name ?? user)["tpm_failures"] as? Int
+    }
+
+    func testTheChipTakesPartInEveryCheckAndCountsWrongPINsOnThePINsOwnCounter() throws {
         let sandbox = try boundSandbox()
-        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/2\n"))
-        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound")
+        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/3\n"))
+        let status = try sandbox.status(user)
+        XCTAssertEqual(status["tpm"] as? String, "bound")
+        XCTAssertEqual(status["tpm_limit"] as? Int, 9, "deny=")
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
-        XCTAssertEqual(try tpm.lockoutCounter(), 0)
-        let wrong = try sandbox.pam(user: user, responses: ["2580"])
-        XCTAssertEqual(wrong.code, PAMCode.authError)
-        XCTAssertEqual(try tpm.lockoutCounter(), 1, "a wrong PIN is a failed authorization on the chip")
-        XCTAssertEqual(try failures(sandbox), 1, "and counted by SecureRoom first")
-        let repeated = try sandbox.pam(user: user, responses: ["2580"])
-        XCTAssertEqual(repeated.code, PAMCode.authError)
-        XCTAssertTrue(repeated.errors.joined().contains("already tried"), "\(repeated.errors)")
-        XCTAssertEqual(try tpm.lockoutCounter(), 1, "a repeated typo is not put to the chip again")
+        for (count, guess) in [(1, "2580"), (2, "2580")] {
+            let wrong = try sandbox.pam(user: user, responses: [guess])
+            XCTAssertEqual(wrong.code, PAMCode.authError)
+            XCTAssertFalse(
+                wrong.errors.joined().contains("already tried"), "a bound PIN keeps no tags: \(wrong.errors)")
+            XCTAssertEqual(try chipFailures(sandbox), count, "every wrong PIN counts on the PIN's counter")
+            XCTAssertEqual(try failures(sandbox), count, "and in SecureRoom's tally")
+        }
+        XCTAssertEqual(try tpm.lockoutCounter(), 0, "nothing on the chip's own counter")
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try chipFailures(sandbox), 0, "the right PIN clears its typos on the chip")
+        XCTAssertFalse(
+            try String(contentsOfFile: "\(sandbox.state)/users/\(user).lockout", encoding: .utf8).contains("seen:"))
         XCTAssertEqual(try tpm.leftoverHandles(), [])
     }
 
     /// The state, pepper included, on another machine's TPM: the right PIN opens nothing,
-    /// and the attempt is not counted (the chip tested no guess).
+    /// and the attempt is not counted (the PIN's counter is not there).
     func testTheSameStateOnAnotherChipOpensNothing() throws {
         let sandbox = try boundSandbox()
         let other = try SoftwareTPM()
@@ -76,52 +88,74 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-unreachable", "status says why")
     }
 
-    /// A chip that allows 3 failed authorizations (swtpm's default) locks for 1,000 s after
-    /// three accounts' wrong PINs (one each: an account's share of 3 is 1): no prompt, no
-    /// argon2, the time left from the chip, and the stack goes on to the password.
-    func testAChipInLockoutRefusesWithoutAPromptAndSaysForHowLong() throws {
+    /// Nobody locks bound PINs by locking the chip: in dictionary-attack lockout (here
+    /// after 3 wrong passwords of another object), the PIN's objects have noDA and its
+    /// counter is its own, so the right PIN opens and a wrong one counts as ever.
+    func testAChipInDictionaryAttackLockoutStillChecksBoundPINs() throws {
         tpm.stop()
         tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
         let sandbox = try boundSandbox()
-        for other in ["bin", "sys"] { try sandbox.setPIN(other, pin: pin) }
-        for (account, guess) in [(user, "2580"), ("bin", "1470"), ("sys", "3690")] {
-            XCTAssertEqual(try sandbox.pam(user: account, responses: [guess]).code, PAMCode.authError)
-        }
+        try tpm.lockOut(tries: 3)
         XCTAssertEqual(try tpm.lockoutCounter(), 3)
-        let run = try sandbox.pam(user: user, responses: [pin])
-        XCTAssertEqual(run.code, PAMCode.authInfoUnavailable)
-        XCTAssertEqual(run.prompts, [])
-        XCTAssertEqual(run.errors, ["The security chip is locked; try again in 17 min, or use your password."])
-        XCTAssertEqual(try failures(sandbox), 1, "nothing more counted")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
+        XCTAssertEqual(try chipFailures(sandbox), 1)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertEqual(try tpm.lockoutCounter(), 3, "none of it on the chip's counter")
     }
 
-    /// One account cannot lock the chip for all: its wrong PINs on the chip are its share
-    /// of the chip's counter (fewer than half the tries: 2 of 5 here), which a right PIN
-    /// does not forgive; beyond it the account is refused before the prompt until the chip
-    /// has forgotten as many (5 × 1,000 s). A name without a PIN gets the same on its decoy.
-    func testOneAccountCannotLockTheChipAlone() throws {
-        tpm.stop()
-        tpm = try SoftwareTPM(maxTries: 5, recoverySeconds: 1_000)
-        let sandbox = try boundSandbox(extra: "nopin = fail\nschedule =\n")
-        for name in [user, "bin"] {
-            for guess in ["2580", "1470"] {
-                XCTAssertEqual(try sandbox.pam(user: name, responses: [guess]).code, PAMCode.authError, name)
-            }
-            let refused = try sandbox.pam(user: name, responses: [pin])
-            XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable, name)
-            XCTAssertEqual(refused.prompts, [], name)
-            XCTAssertEqual(
-                refused.errors,
-                ["Too many wrong PINs went to the security chip; try again in 84 min, or use your password."], name)
+    /// Root without the TPM recovery secret, as the attacker: after every wrong
+    /// guess they put back the whole state directory as it was and run `secureroom reset`.
+    /// The chip still counts: after `deny` wrong PINs (3 here) it refuses the right one too,
+    /// before any prompt, and says so; `status` says "bound-spent". Another user's PIN
+    /// keeps working throughout, and the chip's own counter never moves.
+    func testRestoringTheStateAfterEveryGuessGainsNoGuess() throws {
+        let sandbox = try boundSandbox(extra: "deny = 3\nschedule =\n")
+        try sandbox.setPIN("bin", pin: "2468")
+        let saved = sandbox.root + "/saved-state"
+        try FileManager.default.copyItem(atPath: sandbox.state, toPath: saved)
+        for guess in ["1111", "2222", "3333"] {
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError, guess)
+            try FileManager.default.removeItem(atPath: sandbox.state)
+            try FileManager.default.copyItem(atPath: saved, toPath: sandbox.state)
+            XCTAssertEqual(try sandbox.cli(["reset", user]).status, 0)
+            XCTAssertEqual(try failures(sandbox), 0, "the files forgot the guess")
+            XCTAssertEqual(try sandbox.pam(user: "bin", responses: ["2468"]).code, PAMCode.success, "another user")
         }
+        let refused = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable)
+        XCTAssertEqual(refused.prompts, [], "no prompt: the chip refuses every PIN now")
         XCTAssertEqual(
-            try tpm.lockoutCounter(), 2, "the bound account's two; the decoy's stand-ins are not counted by the chip")
-        XCTAssertEqual(try failures(sandbox), 2)
+            refused.errors,
+            [
+                "Your PIN was blocked by the security chip after too many wrong PINs; use your password, then set a "
+                    + "new PIN with 'secureroom enrol --replace' or ask an administrator."
+            ])
+        let status = try sandbox.status(user)
+        XCTAssertEqual(status["tpm"] as? String, "bound-spent")
+        XCTAssertEqual(status["tpm_failures"] as? Int, 3)
+        XCTAssertEqual(try sandbox.pam(user: "bin", responses: ["2468"]).code, PAMCode.success)
+        XCTAssertEqual(try tpm.lockoutCounter(), 0)
+        // A new PIN gets a new counter; the spent one's index is freed.
+        let before = try tpm.nvIndices()
+        try sandbox.setPIN(user, pin: "7531")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["7531"]).code, PAMCode.success)
+        XCTAssertEqual(try tpm.nvIndices().count, before.count, "one index defined, one freed")
     }
 
-    /// A PIN set before the TPM was used is bound at its next successful login, in one
-    /// atomic write; the login itself is not delayed by a failure of the chip.
-    func testAnUnboundPINIsBoundAtItsNextLogin() throws {
+    /// Removing a PIN frees its counter in the chip (on a chip whose owner authorization
+    /// is still the factory's empty one).
+    func testRemovingAPINFreesItsIndex() throws {
+        let sandbox = try boundSandbox()
+        let indices = try tpm.nvIndices()
+        XCTAssertEqual(indices.count, 2, "the PIN's and the decoys': \(indices)")
+        XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin"]).status, 0)
+        XCTAssertEqual(try tpm.nvIndices().count, 1, "the decoys' stays")
+    }
+
+    /// A PIN set before the TPM was used is bound to its own counter at its next successful
+    /// login, in one atomic write, and must then be changed (a copy of its unbound record
+    /// would still find it); the login itself is not delayed by a failure of the chip.
+    func testAnUnboundPINIsBoundAtItsNextLoginAndMustChange() throws {
         let sandbox = try Sandbox(configuration: Sandbox.fastKDF)
         try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService()
@@ -129,14 +163,16 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "none")
         try sandbox.write(sandbox.config, Sandbox.fastKDF + "tpm = auto\ntpm_tcti = \(tpm.tcti)\n", mode: 0o600)
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
-        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/2\n"))
+        XCTAssertTrue(try credential(sandbox).hasPrefix("SECUREROOM-CREDENTIAL/3\n"))
+        XCTAssertNotNil(try sandbox.status(user)["must_change"] as? String, "binding an old PIN marks it must-change")
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
-        XCTAssertEqual(try tpm.lockoutCounter(), 1)
+        XCTAssertEqual(try chipFailures(sandbox), 1)
+        XCTAssertEqual(try tpm.lockoutCounter(), 0)
     }
 
-    /// `secureroom tpm status` reads the chip's own counter, and `harden` sets its limits
-    /// and a lockout authorization once, then refuses.
+    /// `secureroom tpm status` reads the chip's own counter, which bound PINs leave alone,
+    /// and `harden` sets its limits and a lockout authorization once, then refuses.
     func testTheAdministratorSeesAndHardensTheChip() throws {
         tpm.stop()
         tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
@@ -146,12 +182,10 @@ final class TPMBoundPINTests: XCTestCase {
             try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
             as? [String: Any]
         XCTAssertEqual(before?["present"] as? Bool, true)
-        XCTAssertEqual(before?["counter"] as? Int, 1)
+        XCTAssertEqual(before?["counter"] as? Int, 0, "the wrong PIN counted on its own index")
         XCTAssertEqual(before?["max_tries"] as? Int, 3)
         XCTAssertEqual(before?["lockout_auth_set"] as? Bool, false)
         XCTAssertEqual(before?["bound_users"] as? Int, 1)
-        let text = try sandbox.cli(["tpm", "status"])
-        XCTAssertTrue(text.errorOutput.contains("one user's wrong PINs can lock it for everyone"), text.errorOutput)
         let harden = try sandbox.cli(["tpm", "harden", "--max-tries", "32", "--recovery-seconds", "600"])
         XCTAssertEqual(harden.status, 0, harden.errorOutput)
         XCTAssertTrue(harden.output.contains("hex:"), harden.output)
@@ -172,11 +206,13 @@ final class TPMBoundPINTests: XCTestCase {
     }
 
     /// `nopin=fail` with bound PINs: a name without a PIN does the chip work of a bound
-    /// PIN's wrong guess (the decoy's own tag key, made with the first bound PIN), so the
-    /// transcripts match, also when the chip is gone, and the chip counts none of it.
+    /// PIN's wrong guess (on the decoys' own index, made with the first bound PIN), so the
+    /// transcripts match, also when the chip is gone, and the chip's counter moves for none.
     func testWithoutAPINTheAnswersAreTheSameAsABoundPINs() throws {
         let sandbox = try boundSandbox(extra: "nopin = fail\nschedule =\n")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(sandbox.state)/users/.decoy.tpm"))
+        XCTAssertTrue(
+            try String(contentsOfFile: "\(sandbox.state)/users/.decoy.tpm", encoding: .utf8)
+                .hasPrefix("SECUREROOM-DECOY-TPM/2\n"))
         var transcripts: [String: [String]] = [:]
         for name in [user, "bin", "srnosuchuser"] {
             try sandbox.forgetDecoySlots()
@@ -187,9 +223,8 @@ final class TPMBoundPINTests: XCTestCase {
         }
         XCTAssertEqual(transcripts[user], transcripts["bin"])
         XCTAssertEqual(transcripts[user], transcripts["srnosuchuser"])
-        XCTAssertEqual(
-            try tpm.lockoutCounter(), 2,
-            "the bound PIN's two distinct wrong guesses; the decoys count nothing on the chip")
+        XCTAssertEqual(try chipFailures(sandbox), 3)
+        XCTAssertEqual(try tpm.lockoutCounter(), 0)
         tpm.stop()
         let gone = try [user, "bin", "srnosuchuser"].map { name -> String in
             let run = try sandbox.pam(user: name, responses: [pin])

@@ -22,7 +22,7 @@ final class FormatVectorTests: XCTestCase {
 
     func testEveryDerivationVector() throws {
         let vectors = try VectorFile("derivation.txt").vectors
-        XCTAssertEqual(vectors.count, 7)
+        XCTAssertEqual(vectors.count, 9)
         for vector in vectors {
             let about = vector.about
             switch vector.kind {
@@ -45,6 +45,12 @@ final class FormatVectorTests: XCTestCase {
                 XCTAssertEqual(
                     BoundKeys.master(try secret(vector, "material"), secret: try secret(vector, "secret"))
                         .withUnsafeBytes { Hex.encode($0) }, try vector.text("master"), about)
+            case "pin-index-policy":
+                XCTAssertEqual(Hex.encode(PinIndexPolicy.authPolicy), try vector.text("auth-policy"), about)
+                XCTAssertEqual(Hex.encode(PinIndexPolicy.defineSpaceOnly), try vector.text("define-space-only"), about)
+            case "sealed-behind-index":
+                XCTAssertEqual(
+                    Hex.encode(PinIndexPolicy.secret(try vector.bytes("index-name"))), try vector.text("policy"), about)
             case "decoy-key":
                 let decoy = PINKeys.decoy(
                     for: try UserName(try vector.text("user")), pepper: Pepper(bytes: try secret(vector, "pepper")))
@@ -97,7 +103,7 @@ final class FormatVectorTests: XCTestCase {
             return record.serialized() == bytes
         },
         "decoy-tpm": { bytes, path in
-            try DecoyTagKey(parsing: bytes, path: path).serialized() == bytes
+            try TPMDecoy(parsing: bytes, path: path).serialized() == bytes
         },
     ]
 

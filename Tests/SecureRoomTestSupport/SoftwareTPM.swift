@@ -81,6 +81,42 @@ public final class SoftwareTPM {
         return value.hasPrefix("0x") ? Int(value.dropFirst(2), radix: 16) : Int(value)
     }
 
+    /// Puts the chip in dictionary-attack lockout as anyone with access to it can: an object
+    /// of its own with a password, and `tries` wrong passwords for it (tpm2-tools).
+    public func lockOut(tries: Int) throws {
+        let files = directory + "/lockout"
+        try FileManager.default.createDirectory(atPath: files, withIntermediateDirectories: true)
+        for step in [
+            ["tpm2_createprimary", "-C", "o", "-c", files + "/primary.ctx"],
+            [
+                "tpm2_create", "-C", files + "/primary.ctx", "-p", "right", "-u", files + "/object.pub", "-r",
+                files + "/object.priv", "-i", "/etc/hostname",
+            ],
+            [
+                "tpm2_load", "-C", files + "/primary.ctx", "-u", files + "/object.pub", "-r", files + "/object.priv",
+                "-c", files + "/object.ctx",
+            ],
+        ] {
+            let result = try tool(step)
+            guard result.status == 0 else { throw Sandbox.SandboxFailure(message: "\(step[0]): \(result.errorOutput)") }
+            // Without a resource manager, each tool leaves its objects loaded (3 slots).
+            try tool(["tpm2_flushcontext", "-t"])
+        }
+        for _ in 0..<tries {
+            try tool(["tpm2_unseal", "-c", files + "/object.ctx", "-p", "wrong"])
+            try tool(["tpm2_flushcontext", "-t"])
+        }
+    }
+
+    /// The NV indices defined on the chip (`tpm2_getcap handles-nv-index`), as "0x…".
+    public func nvIndices() throws -> [String] {
+        let result = try tool(["tpm2_getcap", "handles-nv-index"])
+        guard result.status == 0 else { throw Sandbox.SandboxFailure(message: "tpm2_getcap: \(result.errorOutput)") }
+        return result.lines.compactMap { line in
+            line.split(separator: " ").map(String.init).first { $0.hasPrefix("0x") }
+        }
+    }
+
     /// Transient objects and sessions left in the TPM, per `tpm2_getcap`.
     public func leftoverHandles() throws -> [String] {
         var handles: [String] = []

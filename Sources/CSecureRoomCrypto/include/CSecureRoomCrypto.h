@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /*
- * CSecureRoomCrypto — the three primitives SecureRoom's records use, from the system's
+ * CSecureRoomCrypto — the primitives SecureRoom's records use, from the system's
  * OpenSSL 3 libcrypto (Debian: libssl-dev), which sshd and sudo already load and which
  * receives the distribution's security updates (docs/DESIGN.md §2, "Crypto").
  *
@@ -13,6 +13,9 @@
 #define CSECUREROOM_CRYPTO_H
 
 #include <stddef.h>
+
+/* SHA-256(data) into out[32] (EVP_Q_digest). */
+int sr_sha256(const void *data, size_t data_length, unsigned char *out);
 
 /* HMAC-SHA256(key, data) into out[32] (EVP_Q_mac). */
 int sr_hmac_sha256(const void *key, size_t key_length, const void *data, size_t data_length, unsigned char *out);

@@ -36,7 +36,7 @@ public struct PINAdministration {
         let now = clock.now().wallSeconds
         var record = try derive(pin, for: user, created: now, vaultKey: vaultKey)
         if mustChange { record.mustChange = now }
-        try store.withExclusiveLock(for: user) {
+        let replaced = try store.withExclusiveLock(for: user) { () -> CredentialRecord? in
             let current = try store.credential(for: user)
             if let expected, current != expected { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
             if ifNone, current != nil { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
@@ -46,7 +46,9 @@ public struct PINAdministration {
             try store.write(record)
             try store.write(tally, for: user)
             try store.removeOffer(for: user)
+            return current
         }
+        release(replaced)
     }
 
     /// A user without a PIN creates one (`enrol=`, `secureroom enrol`): set only if the
@@ -88,20 +90,32 @@ public struct PINAdministration {
     }
 
     /// Re-derives `expected` (whose PIN `pin` was just proven) with the configured argon2
-    /// parameters and a new salt, keeping its creation time and re-wrapping `vaultKey`;
-    /// written only if the credential is still `expected`. The tally is left alone.
+    /// parameters and a new salt, keeping its creation time, its notes (`must-change`,
+    /// `vault-erased`) and re-wrapping `vaultKey`; written only if the credential is still
+    /// `expected`. The tally is left alone. A PIN that was not bound to its own counter
+    /// before and is now must be changed at its next use (docs/SECURITY.md §1.2): a copy
+    /// of its older record would otherwise still find it. Returns the record written, nil
+    /// if the credential had changed meanwhile.
     func rederive(
         _ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord,
         vaultKey: SecretBytes?
-    ) throws {
+    ) throws -> CredentialRecord? {
         // A bound PIN stays bound: with no chip answering, derive throws and the record stays.
-        let record = try derive(
+        var record = try derive(
             pin, for: user, created: expected.created, vaultKey: vaultKey,
             bind: expected.binding != nil)
-        try store.withExclusiveLock(for: user) {
-            guard try store.credential(for: user) == expected else { return }
-            try store.write(record)
+        record.vaultErased = expected.vaultErased
+        record.mustChange = expected.mustChange
+        if case .pinIndex? = record.binding, !expected.isBoundToItsCounter {
+            record.mustChange = record.mustChange ?? clock.now().wallSeconds
         }
+        let written = try store.withExclusiveLock(for: user) { () -> Bool in
+            guard try store.credential(for: user) == expected else { return false }
+            try store.write(record)
+            return true
+        }
+        release(written ? expected : record)
+        return written ? record : nil
     }
 
     /// A credential for `pin` with a new salt and the configured parameters (argon2 and
@@ -120,8 +134,11 @@ public struct PINAdministration {
         if bind || bindsNewPINs(chip) {
             let material = try PINKeys.boundMaterial(
                 pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
-            (binding, master) = try BoundKeys.bind(material, on: chip)
-            try ensureDecoyTagKey(on: chip)
+            let counted: PinIndexBinding
+            (counted, master) = try BoundKeys.bind(
+                material, limit: UInt32(store.configuration.lockout.deny), on: chip)
+            binding = .pinIndex(counted)
+            try ensureDecoy(on: chip)
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         }
@@ -133,14 +150,32 @@ public struct PINAdministration {
             binding: binding)
     }
 
-    /// Makes the decoys' TPM tag key with the first bound PIN, once: checked and written
-    /// under the decoys' lock, so that two first bindings do not both write one.
-    private func ensureDecoyTagKey(on chip: TPMChip) throws {
-        guard try store.decoyTagKey() == nil else { return }
-        let key = try BoundKeys.makeDecoyTagKey(on: chip)
-        try store.withExclusiveLock(on: .decoy(0)) {
-            if try store.decoyTagKey() == nil { try store.write(key) }
+    /// Makes the decoys' index with the first PIN bound to its own counter, once (it
+    /// replaces a version 1 decoy): checked and written under the decoys' lock, so that two
+    /// first bindings do not both write one (the loser's index is released).
+    private func ensureDecoy(on chip: TPMChip) throws {
+        if case .pinIndex? = try store.tpmDecoy() { return }
+        let decoy = try BoundKeys.makeDecoy(on: chip)
+        let written = try store.withExclusiveLock(on: .decoy(0)) { () -> Bool in
+            if case .pinIndex? = try store.tpmDecoy() { return false }
+            try store.write(decoy)
+            return true
         }
+        if !written, case .pinIndex(let binding) = decoy { release(binding, on: chip) }
+    }
+
+    /// Frees the index of a record just replaced or removed (read under the user's lock,
+    /// so each is released once), if it had one.
+    private func release(_ record: CredentialRecord?) {
+        if case .pinIndex(let binding)? = record?.binding { release(binding, on: TPMChip(store.configuration)) }
+    }
+
+    /// Frees the index of a binding no record names any more, where the owner's
+    /// authorization is a factory chip's empty one. On a hardened chip only the holder of
+    /// the TPM recovery secret can (`secureroom tpm status` counts what is left). Best
+    /// effort: the record that replaced it is already written.
+    private func release(_ binding: PinIndexBinding, on chip: TPMChip) {
+        _ = try? chip.withConnection { try PinCounter(connection: $0, index: binding.index).undefine(ownerAuth: []) }
     }
 
     /// Whether a PIN set now is bound to `chip` (`tpm=`).
@@ -218,8 +253,13 @@ public struct PINAdministration {
         }
     }
 
-    /// Deletes the user's PIN and tally.
+    /// Deletes the user's PIN and tally, and frees its index in the TPM.
     public func removePIN(for user: UserName) throws {
-        try store.withExclusiveLock(for: user) { try store.removeRecords(for: user) }
+        let removed = try store.withExclusiveLock(for: user) { () -> CredentialRecord? in
+            let current = (try? store.credential(for: user)) ?? nil
+            try store.removeRecords(for: user)
+            return current
+        }
+        release(removed)
     }
 }

@@ -134,6 +134,7 @@ public enum HelperReply {
         case .tpm(.shareSpent(let seconds)): return "tpm share-spent \(seconds)"
         case .tpm(.unreachable): return "tpm unreachable"
         case .tpm(.otherChip): return "tpm other-chip"
+        case .tpm(.pinSpent): return "tpm pin-spent"
         case .tpm(.failed): return "tpm failed"
         case .denied(let reason): return "denied " + Self.printable(reason)
         case .vaultState(let state): return "vault-state " + state.words
@@ -172,6 +173,7 @@ public enum HelperReply {
             switch rest.split(separator: " ") {
             case ["unreachable"]: self = .tpm(.unreachable(detail))
             case ["other-chip"]: self = .tpm(.otherChip)
+            case ["pin-spent"]: self = .tpm(.pinSpent)
             case ["failed"]: self = .tpm(.failed(detail))
             case let words where words.count == 2 && (words[0] == "locked-out" || words[0] == "share-spent"):
                 guard let seconds = RecordText.decimal(words[1], as: Int.self) else { return nil }

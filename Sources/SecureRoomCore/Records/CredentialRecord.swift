@@ -3,13 +3,15 @@
 
 /// One user's PIN credential (docs/FORMAT.md §3): argon2id parameters, salt and the
 /// verifier derived from the argon2 output. Holds nothing from which the PIN can be
-/// recovered without the pepper, and, when bound to a TPM (version 2), nothing without
-/// that TPM either.
+/// recovered without the pepper, and, when bound to a TPM (versions 2 and 3), nothing
+/// without that TPM either.
 public struct CredentialRecord: Equatable, Sendable {
     /// The first line of a record not bound to a TPM.
     static let header = "SECUREROOM-CREDENTIAL/1"
-    /// The first line of a TPM-bound record.
-    static let boundHeader = "SECUREROOM-CREDENTIAL/2"
+    /// The first line of a record bound to the TPM under PolicyAuthValue (read, not written).
+    static let authValueHeader = "SECUREROOM-CREDENTIAL/2"
+    /// The first line of a record bound to its own counter in the TPM.
+    static let pinIndexHeader = "SECUREROOM-CREDENTIAL/3"
     /// Largest record file accepted.
     static let maximumSize = 4096
 
@@ -67,17 +69,30 @@ public struct CredentialRecord: Equatable, Sendable {
         user == other.user && salt == other.salt && verifier == other.verifier && binding == other.binding
     }
 
+    /// Whether the PIN is bound to its own counter in the TPM (version 3).
+    public var isBoundToItsCounter: Bool {
+        if case .pinIndex? = binding { return true }
+        return false
+    }
+
     /// Parses a record file; throws `corruptRecord` for anything not exactly per FORMAT.md.
     public init(parsing bytes: [UInt8], path: String) throws {
-        let bound = bytes.starts(with: Array((Self.boundHeader + "\n").utf8))
+        let header = [Self.header, Self.authValueHeader, Self.pinIndexHeader].first {
+            bytes.starts(with: Array(($0 + "\n").utf8))
+        }
+        let tpmKeys: [String]
+        switch header {
+        case Self.authValueHeader: tpmKeys = AuthValueBinding.keys
+        case Self.pinIndexHeader: tpmKeys = PinIndexBinding.keys
+        default: tpmKeys = []
+        }
         let text = try RecordText(
-            parsing: bytes, header: bound ? Self.boundHeader : Self.header,
+            parsing: bytes, header: header ?? Self.header,
             keys: Set(
                 [
                     "user", "kdf", "memory-kib", "iterations", "lanes", "salt",
                     "verifier", "digits", "created", "vault-key", "vault-erased", "must-change",
-                ]
-                    + (bound ? TPMBinding.keys : [])), path: path)
+                ] + tpmKeys), path: path)
         guard try text.required("kdf") == "argon2id-19" else {
             throw SecureRoomError.corruptRecord(path: path, reason: "unsupported kdf")
         }
@@ -106,7 +121,11 @@ public struct CredentialRecord: Equatable, Sendable {
             vaultErased = VaultErasure(at: at, failures: failures)
         }
         mustChange = try text.fields["must-change"] == nil ? nil : text.number("must-change", in: 0...Int64.max)
-        binding = bound ? try TPMBinding(text) : nil
+        switch header {
+        case Self.authValueHeader: binding = .authValue(try AuthValueBinding(text))
+        case Self.pinIndexHeader: binding = .pinIndex(try PinIndexBinding(text))
+        default: binding = nil
+        }
     }
 
     /// The record file's bytes.
@@ -126,6 +145,15 @@ public struct CredentialRecord: Equatable, Sendable {
         if let vaultErased { fields.append(("vault-erased", "\(vaultErased.at) \(vaultErased.failures)")) }
         if let mustChange { fields.append(("must-change", String(mustChange))) }
         return RecordText.render(
-            header: binding == nil ? Self.header : Self.boundHeader, fields + (binding?.fields ?? []))
+            header: Self.header(of: binding), fields + (binding?.fields ?? []))
+    }
+
+    /// The header a record with `binding` is written with.
+    private static func header(of binding: TPMBinding?) -> String {
+        switch binding {
+        case nil: return header
+        case .authValue?: return authValueHeader
+        case .pinIndex?: return pinIndexHeader
+        }
     }
 }

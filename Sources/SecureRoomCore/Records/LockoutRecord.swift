@@ -83,12 +83,13 @@ public struct LockoutRecord: Equatable, Sendable {
     }
 
     /// Counts `attempt`, already resolved, as a wrong guess with `tag`; false (and nothing
-    /// counted) if the same guess is already in this run.
-    public mutating func recordWrongGuess(_ attempt: PendingAttempt, tag: [UInt8]) -> Bool {
-        guard !seenGuesses.contains(tag) else { return false }
+    /// counted) if the same guess is already in this run. Without a tag (a PIN bound to its
+    /// own counter in the TPM) every wrong guess counts.
+    public mutating func recordWrongGuess(_ attempt: PendingAttempt, tag: [UInt8]?) -> Bool {
+        if let tag, seenGuesses.contains(tag) { return false }
         failedAt.append(attempt.counted.wallSeconds)
         lastFailure = attempt.counted
-        seenGuesses.append(tag)
+        if let tag { seenGuesses.append(tag) }
         return true
     }
 

@@ -119,16 +119,16 @@ public final class StateStore {
         return try LockoutRecord(parsing: bytes, path: directory.path + "/" + file.fileName)
     }
 
-    /// The decoy's TPM key, or nil while no PIN has been bound to a TPM.
-    public func decoyTagKey() throws -> DecoyTagKey? {
+    /// The decoys' TPM objects, or nil while no PIN has been bound to a TPM.
+    public func tpmDecoy() throws -> TPMDecoy? {
         let directory = try users()
-        guard let bytes = try directory.read(DecoyTagKey.fileName, limit: 4096) else { return nil }
-        return try DecoyTagKey(parsing: bytes, path: directory.path + "/" + DecoyTagKey.fileName)
+        guard let bytes = try directory.read(TPMDecoy.fileName, limit: 4096) else { return nil }
+        return try TPMDecoy(parsing: bytes, path: directory.path + "/" + TPMDecoy.fileName)
     }
 
-    /// Writes the decoy's TPM key atomically.
-    public func write(_ key: DecoyTagKey) throws {
-        try users().writeAtomically(DecoyTagKey.fileName, contents: key.serialized())
+    /// Writes the decoys' TPM objects atomically.
+    public func write(_ decoy: TPMDecoy) throws {
+        try users().writeAtomically(TPMDecoy.fileName, contents: decoy.serialized())
     }
 
     /// Writes the credential atomically.

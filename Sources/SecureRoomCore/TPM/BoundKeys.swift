@@ -5,40 +5,77 @@
 /// on SecureRoom's records. argon2id, as for any PIN, but with a 64-byte output:
 ///
 ///     local || auth = argon2id(PIN, salt, secret = pepper, ad = user), 32 + 32 bytes
-///     secret        = the TPM's unseal of the record's sealed object, authorized by `auth`
+///     secret        = the TPM's unseal of the record's sealed object, authorized by `auth`:
+///                     version 3, through PolicySecret with the PIN's own counter (an NV
+///                     index whose authorization value is `auth`); version 2, PolicyAuthValue
 ///     master        = HKDF-SHA256(local || secret, info "secureroom/2 bound master")
-///     guess tag     = TPM2_HMAC(record's tag key, HKDF-SHA256(local, info "secureroom/2 guess"))[0..<16]
+///     guess tag     = version 2 only: TPM2_HMAC(record's tag key,
+///                     HKDF-SHA256(local, info "secureroom/2 guess"))[0..<16]
 ///
 /// A copy of the state and the pepper yields `local` and `auth` for each candidate, and
 /// nothing to test them against: the secret is only in the chip, which counts every wrong
-/// `auth`, and the tags of wrong guesses are keyed inside it.
+/// `auth` (version 3: on the PIN's own counter, which stops at its limit).
 enum BoundKeys {
     /// argon2's output length for a bound record.
     static let materialLength = 64
 
-    /// Binds a new PIN: a random secret sealed under the material's `auth` half and a new
-    /// tag key, both under the chip's storage key. Returns them and the master.
-    static func bind(_ material: SecretBytes, on chip: TPMChip) throws -> (TPMBinding, master: SecretBytes) {
+    /// Binds a new PIN to its own counter (version 3): a PIN index at a free handle whose
+    /// authorization value is the material's `auth` half and which refuses every PIN after
+    /// `limit` wrong ones, and a random secret sealed behind it under the chip's storage
+    /// key. Returns them and the master.
+    static func bind(_ material: SecretBytes, limit: UInt32, on chip: TPMChip) throws -> (
+        PinIndexBinding, master: SecretBytes
+    ) {
         let secret = try SecretBytes.random(count: PinSealer.secretLength)
         let binding = try chip.withConnection { connection in
             try withAuth(material) { auth in
-                TPMBinding(
-                    sealed: try secret.withUnsafeBytes {
-                        try PinSealer(connection: connection).seal(authValue: auth, secret: Array($0))
-                    },
-                    tagKey: try TagKey(connection: connection).create())
+                let counter = try defineCounter(authValue: auth, limit: limit, connection)
+                let sealed = try secret.withUnsafeBytes {
+                    try PinSealer(connection: connection).seal(Array($0), behind: counter)
+                }
+                return PinIndexBinding(index: counter.index, indexName: try counter.name(), sealed: sealed)
             }
         }
         return (binding, master(material, secret: secret))
     }
 
+    /// A PIN index at a free handle of `PinIndexBinding.handles` (a handle already defined,
+    /// by anyone, is skipped): defined with a factory chip's empty owner authorization, or
+    /// on a hardened chip through the owner's policy, which allows nothing else.
+    static func defineCounter(authValue: [UInt8], limit: UInt32, _ connection: TPMConnection) throws -> PinCounter {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let counter = PinCounter(connection: connection, index: .random(in: PinIndexBinding.handles))
+            do {
+                do {
+                    try counter.define(authValue: authValue, limit: limit, by: .ownerAuth([]))
+                } catch TPMError.wrongAuth {
+                    try counter.define(authValue: authValue, limit: limit, by: .defineSpacePolicy)
+                }
+                return counter
+            } catch TPMError.tpm(let code, _) where code.base == ResponseCode.rcNVDefined && attempts < 8 {
+                continue
+            }
+        }
+    }
+
     /// The master for a guess, or nil when the TPM refused its `auth` (a wrong PIN, which
-    /// the chip counted).
+    /// the chip counted: version 3 on the PIN's counter, version 2 on the chip's).
+    /// A version 3 PIN whose counter reached its limit throws `pinLimitReached`.
     static func master(_ material: SecretBytes, binding: TPMBinding, connection: TPMConnection) throws -> SecretBytes? {
+        let sealer = PinSealer(connection: connection)
         var unsealed: [UInt8]
         do {
-            unsealed = try withAuth(material) {
-                try PinSealer(connection: connection).unseal(binding.sealed, authValue: $0)
+            unsealed = try withAuth(material) { auth in
+                switch binding {
+                case .authValue(let binding):
+                    return try sealer.unseal(binding.sealed, authValue: auth)
+                case .pinIndex(let binding):
+                    let counter = PinCounter(connection: connection, index: binding.index)
+                    return try sealer.unseal(
+                        binding.sealed, behind: counter, indexName: binding.indexName, authValue: auth)
+                }
             }
         } catch TPMError.wrongAuth {
             return nil
@@ -58,24 +95,34 @@ enum BoundKeys {
         return Array(tag.prefix(PINKeys.guessTagLength))
     }
 
-    /// The decoy's chip work for a guess (`DecoyTagKey`): its tag, then, unless `seen`
-    /// has it, a second HMAC in place of a bound PIN's unseal. Returns the tag, and whether
-    /// the stand-in ran (where a bound PIN's wrong guess would be a chip failure).
-    static func decoyTag(
-        _ material: SecretBytes, key: DecoyTagKey, on chip: TPMChip,
+    /// The decoy's chip work for a guess (`TPMDecoy`). Version 2: a bound PIN's wrong
+    /// guess on the decoy's index (its authorization is nobody's: every guess is wrong);
+    /// returns no tag. Version 1: the guess's tag, then, unless `seen` has it, a second
+    /// HMAC in place of a version 2 binding's unseal; returns the tag, and whether the
+    /// stand-in ran (where such a binding's wrong guess would be a chip failure).
+    static func decoyWork(
+        _ material: SecretBytes, decoy: TPMDecoy, on chip: TPMChip,
         seen: () throws -> [[UInt8]]
-    ) throws -> (tag: [UInt8], standIn: Bool) {
+    ) throws -> (tag: [UInt8]?, standIn: Bool) {
         try chip.withConnection { connection in
-            let tag = try guessTag(material, tagKey: key.tagKey, connection: connection)
-            guard try !seen().contains(tag) else { return (tag, false) }
-            _ = try guessTag(material, tagKey: key.tagKey, connection: connection)
-            return (tag, true)
+            switch decoy {
+            case .pinIndex(let binding):
+                _ = try master(material, binding: .pinIndex(binding), connection: connection)
+                return (nil, false)
+            case .tagKey(let key):
+                let tag = try guessTag(material, tagKey: key, connection: connection)
+                guard try !seen().contains(tag) else { return (tag, false) }
+                _ = try guessTag(material, tagKey: key, connection: connection)
+                return (tag, true)
+            }
         }
     }
 
-    /// Makes the decoy's tag key on the chip, for the first PIN bound to it.
-    static func makeDecoyTagKey(on chip: TPMChip) throws -> DecoyTagKey {
-        DecoyTagKey(tagKey: try chip.withConnection { try TagKey(connection: $0).create() })
+    /// Makes the decoys' index and sealed object on the chip (version 2), for the first PIN
+    /// bound to its own counter: a random authorization value, forgotten at once.
+    static func makeDecoy(on chip: TPMChip) throws -> TPMDecoy {
+        let material = try SecretBytes.random(count: materialLength)
+        return .pinIndex(try bind(material, limit: TPMDecoy.limit, on: chip).0)
     }
 
     /// HKDF-SHA256(local || secret, info "secureroom/2 bound master").
@@ -97,7 +144,7 @@ enum BoundKeys {
     /// after. Trailing zero bytes are dropped: the TPM drops them from an object's
     /// authorization value, and tpm2-tss before 4.0.2 does not in `Esys_TR_SetAuth`
     /// (swtpm accepts either form with these sessions; a chip need not).
-    private static func withAuth<T>(_ material: SecretBytes, _ body: ([UInt8]) throws -> T) rethrows -> T {
+    static func withAuth<T>(_ material: SecretBytes, _ body: ([UInt8]) throws -> T) rethrows -> T {
         var auth = material.withUnsafeBytes { Array($0.suffix(32)) }
         while auth.count > 1, auth.last == 0 { auth.removeLast() }
         defer { wipe(&auth) }

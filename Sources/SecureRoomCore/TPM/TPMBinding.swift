@@ -1,44 +1,35 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
-/// What a TPM-bound credential record holds of the TPM (docs/FORMAT.md §3): the sealed
-/// object whose authorization value is half of the PIN's argon2 output, the HMAC key that
-/// tags wrong guesses inside the chip, and the storage key's name when they were made.
-public struct TPMBinding: Equatable, Sendable {
-    /// The sealed 32-byte secret (marshalled TPM2B_PUBLIC and TPM2B_PRIVATE).
-    public var sealed: ObjectBlob
-    /// The guess-tag HMAC key (marshalled TPM2B_PUBLIC and TPM2B_PRIVATE).
-    public var tagKey: ObjectBlob
+/// What a TPM-bound credential record holds of the TPM (docs/FORMAT.md §2.1, §3).
+public enum TPMBinding: Equatable, Sendable {
+    /// Version 2: counted on the chip's dictionary-attack counter; bound again to its own
+    /// counter at the PIN's next success.
+    case authValue(AuthValueBinding)
+    /// Version 3: the PIN's own counter in the chip.
+    case pinIndex(PinIndexBinding)
 
-    /// A binding from its two objects, made under the same storage key.
-    public init(sealed: ObjectBlob, tagKey: ObjectBlob) {
-        self.sealed = sealed
-        self.tagKey = tagKey
+    /// The sealed secret, whose parent names the storage key the binding was made under.
+    public var sealed: ObjectBlob {
+        switch self {
+        case .authValue(let binding): return binding.sealed
+        case .pinIndex(let binding): return binding.sealed
+        }
     }
 
     /// The record lines, in FORMAT.md's order.
     var fields: [(String, String)] {
-        [
-            ("tpm-parent", Hex.encode(sealed.parentName)),
-            ("tpm-sealed-public", Hex.encode(sealed.publicBytes)),
-            ("tpm-sealed-private", Hex.encode(sealed.privateBytes)),
-            ("tpm-tag-public", Hex.encode(tagKey.publicBytes)),
-            ("tpm-tag-private", Hex.encode(tagKey.privateBytes)),
-        ]
+        switch self {
+        case .authValue(let binding): return binding.fields
+        case .pinIndex(let binding): return binding.fields
+        }
     }
+}
 
-    /// The record keys a binding adds.
-    static let keys = ["tpm-parent", "tpm-sealed-public", "tpm-sealed-private", "tpm-tag-public", "tpm-tag-private"]
-
-    /// Reads the binding's lines; each blob must unmarshal whole.
-    init(_ text: RecordText) throws {
-        sealed = try Self.object(text, public: "tpm-sealed-public", private: "tpm-sealed-private")
-        tagKey = try Self.object(text, public: "tpm-tag-public", private: "tpm-tag-private")
-    }
-
-    /// The object stored in the record's `public` and `private` lines, under the storage
-    /// key named by `tpm-parent`; it must unmarshal whole.
-    static func object(_ text: RecordText, public publicKey: String, private privateKey: String) throws -> ObjectBlob {
+extension ObjectBlob {
+    /// The object stored in a record's `public` and `private` lines, under the storage key
+    /// named by its `tpm-parent` line; it must unmarshal whole.
+    init(_ text: RecordText, public publicKey: String, private privateKey: String) throws {
         func bytes(_ key: String) throws -> [UInt8] {
             let value = try text.required(key)
             guard value.count % 2 == 0, value.count <= 2 * 1_024, let bytes = Hex.decode(value, count: value.count / 2)
@@ -47,15 +38,14 @@ public struct TPMBinding: Equatable, Sendable {
             }
             return bytes
         }
-        let object = ObjectBlob(
+        self.init(
             publicBytes: try bytes(publicKey), privateBytes: try bytes(privateKey),
             parentName: try bytes("tpm-parent"))
         do {
-            _ = try object.unmarshalPublic()
-            _ = try object.unmarshalPrivate()
+            _ = try unmarshalPublic()
+            _ = try unmarshalPrivate()
         } catch {
             throw SecureRoomError.corruptRecord(path: text.path, reason: "a TPM object does not unmarshal")
         }
-        return object
     }
 }

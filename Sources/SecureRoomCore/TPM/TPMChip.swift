@@ -57,6 +57,7 @@ public struct TPMChip: Sendable {
         case .tpmUnreachable, .closed: return SecureRoomError.tpm(.unreachable(error.description))
         case .lockout: return SecureRoomError.tpm(.lockedOut(seconds: 0))
         case .objectRejected, .parentMismatch: return SecureRoomError.tpm(.otherChip)
+        case .pinLimitReached: return SecureRoomError.tpm(.pinSpent)
         default: return SecureRoomError.tpm(.failed(error.description))
         }
     }

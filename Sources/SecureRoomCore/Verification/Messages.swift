@@ -94,6 +94,9 @@ public enum Messages {
             return
                 "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or "
                 + "use your password."
+        case .pinSpent:
+            return "Your PIN was blocked by the security chip after too many wrong PINs; use your password, "
+                + "then set a new PIN with 'secureroom enrol --replace' or ask an administrator."
         case .otherChip:
             return "Your PIN belongs to another security chip (this one was cleared or replaced); use your password, "
                 + "and ask an administrator for a new PIN."

@@ -70,17 +70,28 @@ public struct PINVerifier {
     }
 
     /// Refuses before any prompt a bound PIN that cannot be checked now: its TPM does not
-    /// answer, is in dictionary-attack lockout (then with the time left, read from the
-    /// chip), or the account has spent its share of the chip's counter (`TPMShare`). No
-    /// argon2 runs and nothing is counted. A name without a PIN (`nopin=fail`'s decoy)
-    /// gets the same, on its decoy slot, once any PIN is bound (`DecoyTagKey`); a PIN not
-    /// yet bound does not depend on the chip.
+    /// answer, or its own counter there reached its limit (`pinSpent`, read without
+    /// counting anything); for a version 2 binding, the chip is in dictionary-attack
+    /// lockout (then with the time left, read from the chip), or the account has spent its
+    /// share of the chip's counter (`TPMShare`). No argon2 runs and nothing is counted. A
+    /// name without a PIN (`nopin=fail`'s decoy) gets the same work, on its decoy slot,
+    /// once any PIN is bound (`TPMDecoy`); a PIN not yet bound does not depend on the
+    /// chip.
     public func requireTPM(for user: UserName) throws {
         let credential = try store.credential(for: user)
+        let decoy = credential == nil ? try store.tpmDecoy() : nil
+        if case .pinIndex(let binding)? = credential?.binding {
+            try Self.requireCounter(binding, TPMChip(store.configuration))
+            return
+        }
+        if case .pinIndex(let binding)? = decoy {
+            try Self.requireCounter(binding, TPMChip(store.configuration))
+            return
+        }
         let file: TallyFile
         if credential?.binding != nil {
             file = .user(user)
-        } else if try credential == nil && store.decoyTagKey() != nil {
+        } else if decoy != nil {
             file = .decoy(PINKeys.decoy(for: user, pepper: try store.pepper()).slot)
         } else {
             return
@@ -92,6 +103,13 @@ public struct PINVerifier {
         {
             throw SecureRoomError.tpm(.shareSpent(seconds: seconds))
         }
+    }
+
+    /// Refuses a PIN whose counter reached its limit (`pinSpent`): a read anyone may make,
+    /// which counts nothing.
+    private static func requireCounter(_ binding: PinIndexBinding, _ chip: TPMChip) throws {
+        let counter = try chip.withConnection { try PinCounter(connection: $0, index: binding.index).read() }
+        if counter.count >= counter.limit { throw SecureRoomError.tpm(.pinSpent) }
     }
 
     /// Checks `pin` for `user` as described above.
@@ -160,8 +178,14 @@ public struct PINVerifier {
             try store.write(current)
             return .incorrect(status, vaultErased: true)
         }
-        if whileLocked == nil, let succeeded, case .success(let success) = outcome {
-            try rehash(pin, for: user, checked: succeeded, vaultKey: success.vaultKey)
+        if whileLocked == nil, let succeeded, case .success(let success) = outcome,
+            let rewritten = try rehash(pin, for: user, checked: succeeded, vaultKey: success.vaultKey),
+            rewritten.mustChange != success.mustChange
+        {
+            return .success(
+                Success(
+                    vaultKey: success.vaultKey, mustChange: rewritten.mustChange, vaultErased: success.vaultErased,
+                    failures: success.failures))
         }
         return outcome
     }
@@ -174,20 +198,22 @@ public struct PINVerifier {
     /// `checked` is the credential step 3 verified, `vaultKey` the key it unwrapped: no
     /// record is read again for the (usual) case where nothing needs re-deriving.
     /// The same happens to a record not bound to a TPM when `tpm=auto|required` and a TPM
-    /// answers (migration, docs/FORMAT.md §3). A TPM that fails meanwhile leaves the record
-    /// as it was, and the login a success: the next one tries again.
+    /// answers, and to a record bound under PolicyAuthValue (migration, docs/FORMAT.md §3),
+    /// which then must be changed (`PINAdministration.rederive`). A TPM that fails
+    /// meanwhile leaves the record as it was, and the login a success: the next one tries
+    /// again. Returns the record written, nil if none was.
     private func rehash(_ pin: SecretBytes, for user: UserName, checked: CredentialRecord, vaultKey: SecretBytes?)
-        throws
+        throws -> CredentialRecord?
     {
         let administration = PINAdministration(store: store, clock: clock)
-        let unbound = checked.binding == nil && store.configuration.tpm != .off
+        let unbound = !checked.isBoundToItsCounter && store.configuration.tpm != .off
         guard checked.vaultKey == nil || vaultKey != nil,
             checked.parameters != store.configuration.kdf || (unbound && TPMChip(store.configuration).answers())
-        else { return }
+        else { return nil }
         do {
-            try administration.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
+            return try administration.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
         } catch SecureRoomError.tpm {
-            return
+            return nil
         }
     }
 
@@ -206,7 +232,7 @@ public struct PINVerifier {
         case .counted: break
         }
         argon2Observer?()
-        let chip = try store.decoyTagKey().map { (key: $0, chip: TPMChip(store.configuration)) }
+        let chip = try store.tpmDecoy().map { (decoy: $0, chip: TPMChip(store.configuration)) }
         let check = DecoyCheck(user: user, salt: salt, pepper: pepper, parameters: store.configuration.kdf, chip: chip)
         let guess = try lockout.test(check, pin)
         return try lockout.settle(guess) { lockout.countWrongGuess(guess, in: $0) }

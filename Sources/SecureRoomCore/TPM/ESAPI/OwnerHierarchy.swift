@@ -48,7 +48,7 @@ public struct OwnerHierarchy {
         guard try conn.hasPersistentStorageKey() else {
             throw TPMError.invalidArgument("persist the storage key first: a hardened owner cannot create one")
         }
-        var policy = try TPM2B_DIGEST(checking: try PinIndexPolicy.defineSpaceOnly(conn), what: "owner policy")
+        var policy = try TPM2B_DIGEST(checking: PinIndexPolicy.defineSpaceOnly, what: "owner policy")
         var auth = try TPM2B_DIGEST(checking: newAuth, what: "owner auth")
         defer { TPM2BBytes.wipe(&auth) }
         try conn.withOwner(currentAuth) {

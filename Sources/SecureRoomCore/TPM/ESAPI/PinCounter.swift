@@ -59,7 +59,7 @@ public struct PinCounter {
             (TPMA_NV(TPM2_NT_PIN_FAIL) << TPMA_NV_TPM2_NT_SHIFT) | TPMA_NV_NO_DA | TPMA_NV_POLICYWRITE
             | TPMA_NV_POLICYREAD
         info.nvPublic.authPolicy = try TPM2B_DIGEST(
-            checking: try PinIndexPolicy.authPolicy(connection), what: "PIN index policy")
+            checking: PinIndexPolicy.authPolicy, what: "PIN index policy")
         info.nvPublic.dataSize = Self.dataSize
         return info
     }
@@ -196,27 +196,27 @@ public struct PinCounter {
         return try conn.withNVIndex(index) { try conn.trName(esys, $0) }
     }
 
-    /// The policy digest of `PolicySecret(index)` with an empty policyRef:
-    /// `SHA256(SHA256(0^32 || TPM_CC_PolicySecret || name) || "")`, hashed by the TPM
-    /// (`TPM2_Hash`, which authorizes nothing). A trial session would have to prove the
-    /// index's authValue, and so count.
+    /// The policy digest of `PolicySecret(index)` with an empty policyRef, for the index's
+    /// Name as the TPM reports it (`PinIndexPolicy.secret`).
     public func policySecretDigest() throws -> [UInt8] {
-        let first = try connection.hash(
-            [UInt8](repeating: 0, count: 32) + Self.bigEndian(TPM2_CC_PolicySecret) + name())
-        return try connection.hash(first)
+        PinIndexPolicy.secret(try name())
     }
 
     /// Proves `authValue` to the index in `policySession` (`TPM2_PolicySecret`), so that an
     /// object whose policy is `policySecretDigest(name:)` may be used in that session.
     /// A wrong authValue raises the index's `pinCount` and throws `.wrongAuth`; a right one
     /// sets it to 0; at the limit both throw `.pinLimitReached`. The authValue is an HMAC
-    /// key inside a salted session, never sent.
-    func prove(_ authValue: [UInt8], in policySession: ESYS_TR, salt srk: StorageKey) throws {
+    /// key inside a salted session, never sent. With `expectedName`, an index of another
+    /// Name (undefined and defined again) is refused first (`.parentMismatch`).
+    func prove(
+        _ authValue: [UInt8], in policySession: ESYS_TR, salt srk: StorageKey, expectedName: [UInt8]? = nil
+    ) throws {
         let conn = connection
         let esys = try conn.context()
         var auth = try TPM2B_DIGEST(checking: authValue, what: "PIN index authValue")
         defer { TPM2BBytes.wipe(&auth) }
         try conn.withNVIndex(index) { handle in
+            if let expectedName, try conn.trName(esys, handle) != expectedName { throw TPMError.parentMismatch }
             try conn.check(Esys_TR_SetAuth(esys, handle, &auth), "Esys_TR_SetAuth(PIN index)")
             let rc = try conn.policySecret(handle, in: policySession, salt: srk)
             if ResponseCode(rc).isFromTPM && ResponseCode(rc).base == ResponseCode.rcAuthUnavailable {
@@ -239,26 +239,6 @@ public struct PinCounter {
 }
 
 extension TPMConnection {
-    /// SHA-256 of `data` (at most 1,024 bytes) computed by the TPM (`TPM2_Hash`, no
-    /// authorization, no ticket).
-    func hash(_ data: [UInt8]) throws -> [UInt8] {
-        let esys = try context()
-        var input = TPM2B_MAX_BUFFER()
-        try TPM2BBytes.fill(&input, size: \.size, buffer: \.buffer, from: data, what: "data to hash")
-        var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
-        var ticket: UnsafeMutablePointer<TPMT_TK_HASHCHECK>?
-        try check(
-            Esys_Hash(
-                esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &input, TPM2_ALG_SHA256, ESYS_TR_RH_NULL, &digest,
-                &ticket),
-            "Esys_Hash")
-        defer {
-            TPM2BBytes.free(digest)
-            TPM2BBytes.free(ticket)
-        }
-        return digest?.pointee.bytes ?? []
-    }
-
     /// Overwrites the authorization ESAPI keeps for `handle` with zeros (size 0).
     /// `Esys_TR_SetAuth(handle, NULL)` only sets the size to 0, and `Esys_TR_Close` frees
     /// the node without wiping it: a value set with the whole zeroed struct is copied over
@@ -304,13 +284,16 @@ extension TPMConnection {
     }
 
     /// Runs `body` with an ESAPI handle for the NV index at `index` (`Esys_TR_FromTPMPublic`:
-    /// its public area and Name as the TPM reports them), released after.
+    /// its public area and Name as the TPM reports them), released after. An index that is
+    /// not there is `.objectRejected`: the chip was cleared or replaced, or someone removed it.
     func withNVIndex<T>(_ index: TPM2_HANDLE, _ body: (ESYS_TR) throws -> T) throws -> T {
         let esys = try context()
         var handle: ESYS_TR = ESYS_TR_NONE
-        try check(
-            Esys_TR_FromTPMPublic(esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle),
-            "Esys_TR_FromTPMPublic(NV index)")
+        let rc = Esys_TR_FromTPMPublic(esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle)
+        if ResponseCode(rc).isFromTPM && ResponseCode(rc).base == ResponseCode.rcHandle {
+            throw TPMError.objectRejected(ResponseCode(rc))
+        }
+        try check(rc, "Esys_TR_FromTPMPublic(NV index)")
         defer {
             wipeAuth(of: handle)
             closeTR(handle, "NV index")

@@ -4,8 +4,8 @@
 import CTSS2
 
 /// The authorization policy of a PIN index (`PinCounter`) and of an owner hierarchy that
-/// may only define indices, computed without the TPM's trust and satisfied in policy
-/// sessions (measured on swtpm: docs/TPM-PIN-INDEX.notes.md §9–10).
+/// may only define indices, computed here (SHA-256 of public values, TPM 2.0 Part 3
+/// §23) and satisfied in policy sessions (measured on swtpm: docs/TPM-PIN-INDEX.notes.md §9–10).
 ///
 /// The index's authPolicy is PolicyOR of three branches, none with PolicyAuthValue (which
 /// would let an authValue be tried past the limit, notes §6):
@@ -30,48 +30,44 @@ enum PinIndexPolicy {
     static let ownerName = PinCounter.bigEndian(TPM2_RH_OWNER)
 
     /// `H(old || TPM_CC_PolicyCommandCode || code)`.
-    static func commandCode(_ code: TPM2_CC, after old: [UInt8], _ connection: TPMConnection) throws -> [UInt8] {
-        try connection.hash(old + PinCounter.bigEndian(TPM2_CC_PolicyCommandCode) + PinCounter.bigEndian(code))
+    static func commandCode(_ code: TPM2_CC, after old: [UInt8]) -> [UInt8] {
+        SealedKeys.sha256(old + PinCounter.bigEndian(TPM2_CC_PolicyCommandCode) + PinCounter.bigEndian(code))
     }
 
     /// `H(H(old || TPM_CC_PolicySecret || name) || "")`: an empty policyRef is hashed in a
-    /// second step.
-    static func secret(_ name: [UInt8], after old: [UInt8], _ connection: TPMConnection) throws -> [UInt8] {
-        try connection.hash(try connection.hash(old + PinCounter.bigEndian(TPM2_CC_PolicySecret) + name))
+    /// second step. (Computed, not run in a trial session: a trial PolicySecret would have
+    /// to prove the authorization, and a PIN index counts a wrong one.)
+    static func secret(_ name: [UInt8], after old: [UInt8] = zero) -> [UInt8] {
+        SealedKeys.sha256(SealedKeys.sha256(old + PinCounter.bigEndian(TPM2_CC_PolicySecret) + name))
     }
 
+    /// A policy session's digest when it starts.
+    static let zero = [UInt8](repeating: 0, count: 32)
+
     /// The digest one branch leaves in a session.
-    static func digest(of branch: Branch, _ connection: TPMConnection) throws -> [UInt8] {
-        let zero = [UInt8](repeating: 0, count: 32)
+    static func digest(of branch: Branch) -> [UInt8] {
         switch branch {
         case .firstWrite:
             // PolicyNvWritten(NO): H(0^32 || TPM_CC_PolicyNvWritten || 0x00).
-            let unwritten = try connection.hash(zero + PinCounter.bigEndian(TPM2_CC_PolicyNvWritten) + [0])
-            return try commandCode(TPM2_CC_NV_Write, after: unwritten, connection)
+            let unwritten = SealedKeys.sha256(zero + PinCounter.bigEndian(TPM2_CC_PolicyNvWritten) + [0])
+            return commandCode(TPM2_CC_NV_Write, after: unwritten)
         case .ownerWrite:
-            return try commandCode(TPM2_CC_NV_Write, after: try secret(ownerName, after: zero, connection), connection)
+            return commandCode(TPM2_CC_NV_Write, after: secret(ownerName))
         case .read:
-            return try commandCode(TPM2_CC_NV_Read, after: zero, connection)
+            return commandCode(TPM2_CC_NV_Read, after: zero)
         }
     }
 
     /// The three branches, in the order PolicyOR lists them.
-    static func branches(_ connection: TPMConnection) throws -> [[UInt8]] {
-        try [Branch.firstWrite, .ownerWrite, .read].map { try digest(of: $0, connection) }
-    }
+    static let branches = [Branch.firstWrite, .ownerWrite, .read].map(digest(of:))
 
     /// The index's authPolicy: `H(0^32 || TPM_CC_PolicyOR || a || b || c)`.
-    static func authPolicy(_ connection: TPMConnection) throws -> [UInt8] {
-        try connection.hash(
-            [UInt8](repeating: 0, count: 32) + PinCounter.bigEndian(TPM2_CC_PolicyOR) + branches(connection).joined())
-    }
+    static let authPolicy = SealedKeys.sha256(zero + PinCounter.bigEndian(TPM2_CC_PolicyOR) + branches.joined())
 
     /// The owner hierarchy's policy once hardened: PolicyCommandCode(NV_DefineSpace), so
     /// that indices can be defined without the owner authorization and nothing else can
     /// be done with the owner hierarchy (notes §10).
-    static func defineSpaceOnly(_ connection: TPMConnection) throws -> [UInt8] {
-        try commandCode(TPM2_CC_NV_DefineSpace, after: [UInt8](repeating: 0, count: 32), connection)
-    }
+    static let defineSpaceOnly = commandCode(TPM2_CC_NV_DefineSpace, after: zero)
 
     /// Runs `branch`'s assertions in `session`, then PolicyOR. For `ownerWrite` the owner
     /// authorization must be set on the connection (`withOwner`); it is proven in a
@@ -100,7 +96,7 @@ enum PinIndexPolicy {
                 "Esys_PolicyCommandCode(NV_Read)")
         }
         var list = TPML_DIGEST()
-        let digests = try branches(connection)
+        let digests = branches
         list.count = UInt32(digests.count)
         withUnsafeMutableBytes(of: &list.digests) { raw in
             let slots = raw.bindMemory(to: TPM2B_DIGEST.self)

@@ -144,8 +144,12 @@ public struct PinSealer {
     /// policy session, `PolicySecret` with the index (which counts a wrong authValue and
     /// clears the count at a right one), then `TPM2_Unseal` with the response encrypted.
     /// Throws `.wrongAuth` for a wrong authValue (counted on the index, not on the chip's
-    /// dictionary-attack counter) and `.pinLimitReached` once the index refuses.
-    public func unseal(_ blob: ObjectBlob, behind counter: PinCounter, authValue: [UInt8]) throws -> [UInt8] {
+    /// dictionary-attack counter) and `.pinLimitReached` once the index refuses; with
+    /// `indexName`, `.parentMismatch` for an index of another Name, before the authValue is
+    /// used.
+    public func unseal(
+        _ blob: ObjectBlob, behind counter: PinCounter, indexName: [UInt8]? = nil, authValue: [UInt8]
+    ) throws -> [UInt8] {
         let conn = connection
         let esys = try conn.context()
         _ = try blob.unmarshalPublic()
@@ -154,7 +158,7 @@ public struct PinSealer {
             if srk.name != blob.parentName { throw TPMError.parentMismatch }
             return try conn.withLoaded(blob, parent: srk) { object in
                 try conn.withSession(.saltedPolicy, saltKey: srk, attributes: TPMA_SESSION_ENCRYPT) { policy in
-                    try counter.prove(authValue, in: policy, salt: srk)
+                    try counter.prove(authValue, in: policy, salt: srk, expectedName: indexName)
                     var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
                     try conn.check(
                         Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData), "Esys_Unseal")

@@ -107,6 +107,8 @@ public struct ResponseCode: Hashable, Sendable, CustomStringConvertible {
     public static let rcLockout: UInt32 = rcWarn + 0x021
     public static let rcRetry: UInt32 = rcWarn + 0x022
     public static let rcAuthUnavailable: UInt32 = 0x12F  // TPM_RC_VER1 + 0x02F
+    public static let rcNVSpace: UInt32 = 0x14B  // TPM_RC_VER1 + 0x04B: no room for another NV index
+    public static let rcNVDefined: UInt32 = 0x14C  // TPM_RC_VER1 + 0x04C: the handle is taken
 
     /// ESAPI: the context is in an error state (e.g. after a TCTI failure).
     public static let esysBadSequence: UInt32 = esysLayer + 7

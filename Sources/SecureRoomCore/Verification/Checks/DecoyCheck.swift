@@ -4,9 +4,8 @@
 /// A name without a PIN, or an unknown one, under `nopin=fail` (docs/DESIGN.md §4): the
 /// work of a wrong PIN of an enrolled user, on the decoy slot the name hashes to, so that
 /// who has a PIN cannot be told from outside. argon2 with the decoy's salt and the
-/// configured parameters; once any PIN is bound to the TPM (`DecoyTagKey`), also the
-/// chip's share: the tag, and a second HMAC in place of a bound PIN's unseal. It never
-/// succeeds.
+/// configured parameters; once any PIN is bound to the TPM (`TPMDecoy`), also a bound
+/// PIN's chip work. It never succeeds.
 struct DecoyCheck: PINCheck {
     /// The name tried.
     let user: UserName
@@ -16,8 +15,8 @@ struct DecoyCheck: PINCheck {
     let pepper: Pepper
     /// The configured argon2 parameters.
     let parameters: KDFParameters
-    /// The decoy's tag key and the chip that holds it, once a PIN is bound.
-    let chip: (key: DecoyTagKey, chip: TPMChip)?
+    /// The decoys' TPM objects and the chip that holds them, once a PIN is bound.
+    let chip: (decoy: TPMDecoy, chip: TPMChip)?
 
     func test(_ pin: SecretBytes, seen: () throws -> [[UInt8]]) throws -> Guess {
         guard let chip else {
@@ -26,7 +25,7 @@ struct DecoyCheck: PINCheck {
         }
         let material = try PINKeys.boundMaterial(
             pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
-        let (tag, standIn) = try BoundKeys.decoyTag(material, key: chip.key, on: chip.chip, seen: seen)
+        let (tag, standIn) = try BoundKeys.decoyWork(material, decoy: chip.decoy, on: chip.chip, seen: seen)
         return Guess(master: nil, tag: tag, chipTested: standIn)
     }
 }

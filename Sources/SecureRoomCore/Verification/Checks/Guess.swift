@@ -7,9 +7,10 @@
 struct Guess {
     /// The master key (docs/FORMAT.md §2) when the guess is the PIN; nil when it is not.
     let master: SecretBytes?
-    /// The guess's tag in the lockout record: from its own argon2 output, and for a bound
-    /// record keyed inside the TPM (FORMAT.md §2.1).
-    let tag: [UInt8]
+    /// The guess's tag in the lockout record: from its own argon2 output, and for a
+    /// version 2 bound record keyed inside the TPM (FORMAT.md §2.1); nil for a PIN bound
+    /// to its own counter, whose wrong guesses are all counted.
+    let tag: [UInt8]?
     /// Whether the TPM tested it and refused it (or, for a decoy, did the stand-in work):
     /// a failure on the chip's counter (`TPMShare`).
     let chipTested: Bool

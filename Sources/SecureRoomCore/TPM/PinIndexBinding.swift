@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
+/// A version 3 binding (docs/FORMAT.md §2.1): the PIN's own failure counter in the chip
+/// (`PinCounter`, an NV index of type PIN_FAIL whose authorization value is half of the
+/// PIN's argon2 output) and a secret sealed behind it, which only a policy session in which
+/// that index accepted its authorization unseals. Every wrong PIN is counted on the index
+/// and nowhere else; at its limit the index refuses the right PIN too.
+public struct PinIndexBinding: Equatable, Sendable {
+    /// The index's handle, in `handles`.
+    public var index: UInt32
+    /// The written index's Name (0x000b ‖ SHA-256 of its public area), which the sealed
+    /// object's policy names: a check refuses an index of another Name before sending
+    /// anything.
+    public var indexName: [UInt8]
+    /// The sealed 32-byte secret (marshalled TPM2B_PUBLIC and TPM2B_PRIVATE).
+    public var sealed: ObjectBlob
+
+    /// The handles SecureRoom defines its indices at: part of the owner's range
+    /// (0x01800000–0x01BFFFFF in TCG's registry of reserved handles) clear of the ranges
+    /// registered to systemd and the Linux community.
+    public static let handles: ClosedRange<UInt32> = 0x01A0_0000...0x01A0_FFFF
+
+    /// A binding from its index and the object sealed behind it.
+    public init(index: UInt32, indexName: [UInt8], sealed: ObjectBlob) {
+        self.index = index
+        self.indexName = indexName
+        self.sealed = sealed
+    }
+
+    /// The record lines, in FORMAT.md's order.
+    var fields: [(String, String)] {
+        [
+            ("tpm-parent", Hex.encode(sealed.parentName)),
+            ("tpm-index", Hex.encode(PinCounter.bigEndian(index))),
+            ("tpm-index-name", Hex.encode(indexName)),
+            ("tpm-sealed-public", Hex.encode(sealed.publicBytes)),
+            ("tpm-sealed-private", Hex.encode(sealed.privateBytes)),
+        ]
+    }
+
+    /// The record keys a binding adds.
+    static let keys = ["tpm-parent", "tpm-index", "tpm-index-name", "tpm-sealed-public", "tpm-sealed-private"]
+
+    /// Reads the binding's lines: an index in `handles`, a SHA-256 Name, and a sealed object
+    /// that unmarshals whole.
+    init(_ text: RecordText) throws {
+        let handle = try text.hex("tpm-index", count: 4)
+        index = PinCounter.number(handle[...])
+        guard Self.handles.contains(index) else {
+            throw SecureRoomError.corruptRecord(path: text.path, reason: "tpm-index outside SecureRoom's handles")
+        }
+        indexName = try text.hex("tpm-index-name", count: 34)
+        guard indexName.starts(with: [0x00, 0x0b]) else {
+            throw SecureRoomError.corruptRecord(path: text.path, reason: "tpm-index-name is not a SHA-256 Name")
+        }
+        sealed = try ObjectBlob(text, public: "tpm-sealed-public", private: "tpm-sealed-private")
+    }
+}
