@@ -27,6 +27,7 @@ struct InitCommand: ParsableCommand {
             SystemLog.open(identity: "secureroom")
             SystemLog.notice("initialized \(store.configuration.directory)")
             print("Initialized \(store.configuration.directory) (pepper: \(store.configuration.effectivePepperPath)).")
+            if store.configuration.tpm != .off { warnIfChipNotHardened(store.configuration) }
         }
     }
 }

@@ -23,6 +23,13 @@ struct ResetCommand: ParsableCommand {
             NAME.KIND.corrupt-TIMESTAMP in the state directory (kept for inspection, logged) \
             and the user starts clean: a fresh lockout record, or no PIN when the credential \
             itself was the one moved aside.
+
+            A PIN bound to its own counter in the TPM is also counted there: once that counter \
+            reaches its limit the chip refuses the PIN for good, and this command says so. \
+            Then either give a new PIN ('secureroom set USER'; the user: 'secureroom enrol \
+            --replace'), or, with --tpm-secret, set the counter back with the TPM recovery secret \
+            that 'secureroom tpm harden' printed (typed without echo, or one line on standard \
+            input). Without that secret nobody can, root included.
             """)
 
     @Argument(help: "The account.")
@@ -33,6 +40,14 @@ struct ResetCommand: ParsableCommand {
 
     @Flag(help: "With --remove-pin: remove it even though the user's vault then needs the recovery key.")
     var force = false
+
+    @Flag(
+        help: "Also set the PIN's counter in the TPM back to 0, with the TPM recovery secret (read as the help says).")
+    var tpmSecret = false
+
+    func validate() throws {
+        if tpmSecret && removePin { throw ValidationError("--tpm-secret and --remove-pin exclude each other") }
+    }
 
     @OptionGroup var state: StateOptions
 
@@ -71,7 +86,37 @@ struct ResetCommand: ParsableCommand {
             try PINAdministration(store: store).resetLockout(for: user)
             SystemLog.notice("lockout reset for \(user) (was \(before) consecutive failures)")
             print("Lockout cleared for \(user) (was \(before) consecutive failures).")
+            try resetChipCounter(of: user, in: store)
         }
+    }
+
+    /// The PIN's counter in the TPM: set back with `--tpm-secret`; otherwise, when it is
+    /// spent, said so (the lockout just cleared does not bring the PIN back).
+    private func resetChipCounter(of user: UserName, in store: StateStore) throws {
+        guard case .pinIndex(let binding)? = try store.credential(for: user)?.binding else {
+            if tpmSecret { throw SecureRoomError.tpm(.failed("\(user)'s PIN has no counter in the TPM")) }
+            return
+        }
+        let chip = TPMChip(store.configuration)
+        if tpmSecret {
+            let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
+            guard let secret = TPMRecoverySecret(typed: typed) else {
+                throw ValidationError(
+                    "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
+            }
+            let deny = store.configuration.lockout.deny
+            try ChipHardening.resetCounter(of: binding, limit: deny, on: chip, secret: secret)
+            SystemLog.notice("TPM counter of \(user)'s PIN set back (limit \(deny))")
+            print("The TPM's counter of \(user)'s PIN is back at 0 of \(deny).")
+            return
+        }
+        guard let counter = try? chip.withConnection({ try PinCounter(connection: $0, index: binding.index).read() }),
+            counter.count >= counter.limit
+        else { return }
+        printError(
+            "\(user)'s PIN is spent on the TPM (\(counter.count) wrong PINs of \(counter.limit)): the chip refuses it "
+                + "for good. Give a new one with 'secureroom set \(user)' (the user: 'secureroom enrol --replace'), "
+                + "or set the counter back with 'secureroom reset \(user) --tpm-secret'.")
     }
 
     /// Every record of `user` that cannot be read, moved aside (told and logged), so that

@@ -83,6 +83,9 @@ struct SetCommand: ParsableCommand {
                         + "(--recovery-key)."
                 )
             }
+            if try store.credential(for: user)?.isBoundToItsCounter == true {
+                warnIfChipNotHardened(store.configuration)
+            }
         }
     }
 }

@@ -113,3 +113,10 @@ func isRecordProblem(_ error: SecureRoomError, of user: UserName) -> Bool {
         return false
     }
 }
+
+/// Tells the administrator, on standard error, when the TPM PINs are bound to answers and
+/// is not hardened (issue "Root cannot out-guess the chip", docs/SECURITY.md §1.2).
+func warnIfChipNotHardened(_ configuration: Configuration) {
+    guard let state = try? ChipHardening.state(of: TPMChip(configuration)), !state.hardened else { return }
+    printError(TPMStatusCommand.notHardened)
+}

@@ -10,17 +10,21 @@ import SecureRoomCore
 struct TPMStatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the TPM at tpm_tcti=: its dictionary-attack counter and limits, and the PINs bound to it.",
+        abstract: "Show the TPM at tpm_tcti=: whether it is hardened, its counters, and the PINs bound to it.",
         discussion: """
-            The TPM's dictionary-attack counter is the whole chip's: every user's wrong PINs, \
-            and disk encryption's, count toward max_tries. While it is in lockout, no bound PIN \
-            works (the password does). With an empty lockout authorization, root can reset the \
-            counter (tpm2_dictionarylockout --clear-lockout); 'secureroom tpm harden' sets one.
+            Each bound PIN has its own counter in the chip (an NV index); its wrong PINs count \
+            there and nowhere else. Until the chip is hardened (owner and lockout \
+            authorizations set by 'secureroom tpm harden'), root can remove such a counter and \
+            define one in its place, and so guess bound PINs without limit; an open platform \
+            hierarchy (firmware that does not close it) allows the same. The dictionary-attack \
+            counter is the whole chip's (disk encryption, PINs bound by SecureRoom 0.2).
 
-            JSON (--json): tcti, present, and when present: manufacturer, counter, max_tries, \
-            recovery_seconds (one failure forgotten per interval), lockout_recovery_seconds, \
-            in_lockout, lockout_auth_set; and bound_users, unbound_users (PINs in the state \
-            directory).
+            JSON (--json): tcti, present, and when present: manufacturer, hardened (owner and \
+            lockout authorizations set), owner_auth_set, lockout_auth_set, platform_open, counter, \
+            max_tries, recovery_seconds (one failure forgotten per interval), \
+            lockout_recovery_seconds, in_lockout, pin_indices (SecureRoom's indices defined on the \
+            chip: bound PINs, the decoys', and those of PINs replaced on a hardened chip); and \
+            bound_users, unbound_users (PINs in the state directory).
             """)
 
     @Flag(help: "Print JSON.")
@@ -39,6 +43,9 @@ struct TPMStatusCommand: ParsableCommand {
         let lockoutRecoverySeconds: UInt32?
         let inLockout: Bool?
         let lockoutAuthSet: Bool?
+        let ownerAuthSet: Bool?
+        let platformOpen: Bool?
+        let pinIndices: Int?
         let boundUsers: Int
         let unboundUsers: Int
 
@@ -49,6 +56,10 @@ struct TPMStatusCommand: ParsableCommand {
             case lockoutRecoverySeconds = "lockout_recovery_seconds"
             case inLockout = "in_lockout"
             case lockoutAuthSet = "lockout_auth_set"
+            case ownerAuthSet = "owner_auth_set"
+            case hardened
+            case platformOpen = "platform_open"
+            case pinIndices = "pin_indices"
             case boundUsers = "bound_users"
             case unboundUsers = "unbound_users"
         }
@@ -58,6 +69,10 @@ struct TPMStatusCommand: ParsableCommand {
             try object.encode(tcti, forKey: .tcti)
             try object.encode(present, forKey: .present)
             try object.encode(manufacturer, forKey: .manufacturer)
+            try object.encode(ownerAuthSet.flatMap { owner in lockoutAuthSet.map { owner && $0 } }, forKey: .hardened)
+            try object.encode(ownerAuthSet, forKey: .ownerAuthSet)
+            try object.encode(platformOpen, forKey: .platformOpen)
+            try object.encode(pinIndices, forKey: .pinIndices)
             try object.encode(counter, forKey: .counter)
             try object.encode(maxTries, forKey: .maxTries)
             try object.encode(recoverySeconds, forKey: .recoverySeconds)
@@ -69,6 +84,11 @@ struct TPMStatusCommand: ParsableCommand {
         }
     }
 
+    /// What an administrator is told while the chip is not hardened (also by `set`).
+    static let notHardened =
+        "warning: the TPM is not hardened: root can remove a bound PIN's counter and guess the PIN without limit; "
+        + "'secureroom tpm harden' closes that (it shows a TPM recovery secret to keep offline)"
+
     func run() throws {
         try requireRoot("tpm status")
         try reportingFailures {
@@ -79,45 +99,56 @@ struct TPMStatusCommand: ParsableCommand {
             for user in try store.enrolledUsers() {
                 if try store.credential(for: user)?.binding != nil { bound += 1 } else { unbound += 1 }
             }
-            let status: DAStatus?
+            let chipState: (status: DAStatus, platformOpen: Bool, indices: Int)?
             var absence = ""
-            do { status = try chip.withConnection { try DAStatus.read($0) } } catch SecureRoomError.tpm(let problem) {
-                status = nil
+            do {
+                chipState = try chip.withConnection { connection in
+                    (
+                        try DAStatus.read(connection),
+                        try OwnerHierarchy(connection: connection).platformHierarchyIsOpen(),
+                        try connection.nvIndices(in: PinIndexBinding.handles).count
+                    )
+                }
+            } catch SecureRoomError.tpm(let problem) {
+                chipState = nil
                 absence = problem.description
             }
+            let status = chipState?.status
             let report = Report(
                 tcti: chip.tcti, present: status != nil,
                 manufacturer: status.map { $0.manufacturer.filter { $0 != "\0" } },
                 counter: status?.lockoutCounter, maxTries: status?.maxAuthFail,
                 recoverySeconds: status?.lockoutInterval, lockoutRecoverySeconds: status?.lockoutRecovery,
                 inLockout: status?.inLockout, lockoutAuthSet: status?.lockoutAuthSet,
-                boundUsers: bound, unboundUsers: unbound)
+                ownerAuthSet: status?.ownerAuthSet, platformOpen: chipState?.platformOpen,
+                pinIndices: chipState?.indices, boundUsers: bound, unboundUsers: unbound)
             if json {
                 print(try JSONOutput.text(report))
                 return
             }
             print("tpm_tcti        \(report.tcti)")
-            guard let status else {
+            guard let chipState, let status else {
                 print("TPM             none: \(absence)")
                 print("PINs            \(bound) bound (unusable until it answers), \(unbound) not bound")
                 return
             }
+            let hardened = status.ownerAuthSet && status.lockoutAuthSet
             print(
                 """
                 TPM             present, manufacturer \(report.manufacturer ?? "?")
+                hardened        \(hardened ? "yes: owner and lockout authorizations set" : "NO")
+                platform        \(chipState.platformOpen ? "OPEN: its firmware did not close it" : "closed")
+                PINs            \(bound) bound, \(unbound) not bound; \(chipState.indices) PIN counters on the chip
                 DA counter      \(status.lockoutCounter) of \(status.maxAuthFail) failed authorizations\
-                \(status.inLockout ? " (IN LOCKOUT: no bound PIN works)" : "")
-                recovery        one failure forgotten every \(status.lockoutInterval) s
-                lockout auth    \(status.lockoutAuthSet ? "set" : "empty: root can reset the counter ('secureroom "
-                    + "tpm harden' sets one)")
-                PINs            \(bound) bound, \(unbound) not bound
+                \(status.inLockout ? " (IN LOCKOUT)" : ""), one forgotten every \(status.lockoutInterval) s
                 """)
-            let deny = store.configuration.lockout.deny
-            if status.maxAuthFail <= deny {
+            if !hardened {
+                printError(Self.notHardened)
+            }
+            if chipState.platformOpen {
                 printError(
-                    "warning: the chip locks after \(status.maxAuthFail) failures, not more than deny=\(deny): one "
-                        + "user's "
-                        + "wrong PINs can lock it for everyone; 'secureroom tpm harden' raises it")
+                    "warning: the platform hierarchy is open: whoever can use it can remove bound PINs' counters "
+                        + "(on a PC, firmware closes it at boot; check its TPM settings)")
             }
         }
     }

@@ -171,38 +171,111 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try tpm.lockoutCounter(), 0)
     }
 
-    /// `secureroom tpm status` reads the chip's own counter, which bound PINs leave alone,
-    /// and `harden` sets its limits and a lockout authorization once, then refuses.
+    private func tpmStatus(_ sandbox: Sandbox) throws -> [String: Any]? {
+        try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
+            as? [String: Any]
+    }
+
+    /// `secureroom tpm status` says whether the chip is hardened and reads its counters;
+    /// `harden` takes the owner and lockout authorizations with one secret, shown once,
+    /// then refuses; PINs are still bound afterwards (through the owner's policy).
     func testTheAdministratorSeesAndHardensTheChip() throws {
         tpm.stop()
         tpm = try SoftwareTPM(maxTries: 3, recoverySeconds: 1_000)
         let sandbox = try boundSandbox()
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["2580"]).code, PAMCode.authError)
-        let before =
-            try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
-            as? [String: Any]
+        let before = try tpmStatus(sandbox)
         XCTAssertEqual(before?["present"] as? Bool, true)
+        XCTAssertEqual(before?["hardened"] as? Bool, false)
+        XCTAssertEqual(before?["platform_open"] as? Bool, true, "swtpm leaves it open")
         XCTAssertEqual(before?["counter"] as? Int, 0, "the wrong PIN counted on its own index")
         XCTAssertEqual(before?["max_tries"] as? Int, 3)
-        XCTAssertEqual(before?["lockout_auth_set"] as? Bool, false)
+        XCTAssertEqual(before?["pin_indices"] as? Int, 2, "the PIN's and the decoys'")
         XCTAssertEqual(before?["bound_users"] as? Int, 1)
+        let text = try sandbox.cli(["tpm", "status"])
+        XCTAssertTrue(text.errorOutput.contains("the TPM is not hardened"), text.errorOutput)
         let harden = try sandbox.cli(["tpm", "harden", "--max-tries", "32", "--recovery-seconds", "600"])
         XCTAssertEqual(harden.status, 0, harden.errorOutput)
-        XCTAssertTrue(harden.output.contains("hex:"), harden.output)
-        let after =
-            try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
-            as? [String: Any]
+        XCTAssertTrue(harden.output.contains("TPM recovery secret"), harden.output)
+        XCTAssertNotNil(harden.output.range(of: #"hex:[0-9a-f]{64}"#, options: .regularExpression), harden.output)
+        XCTAssertTrue(harden.errorOutput.contains("platform hierarchy is open"), harden.errorOutput)
+        let after = try tpmStatus(sandbox)
+        XCTAssertEqual(after?["hardened"] as? Bool, true)
         XCTAssertEqual(after?["max_tries"] as? Int, 32)
         XCTAssertEqual(after?["recovery_seconds"] as? Int, 600)
-        XCTAssertEqual(after?["lockout_auth_set"] as? Bool, true)
         let again = try sandbox.cli(["tpm", "harden"])
         XCTAssertEqual(again.status, 1)
-        XCTAssertTrue(again.errorOutput.contains("already has a lockout authorization"), again.errorOutput)
+        XCTAssertTrue(again.errorOutput.contains("already has an owner or lockout authorization"), again.errorOutput)
+        try sandbox.setPIN("bin", pin: "2468")
+        XCTAssertEqual(try sandbox.pam(user: "bin", responses: ["2468"]).code, PAMCode.success, "bound after hardening")
+        XCTAssertEqual(try tpmStatus(sandbox)?["pin_indices"] as? Int, 3)
         tpm.stop()
-        let gone =
-            try JSONSerialization.jsonObject(with: Data(try sandbox.cli(["tpm", "status", "--json"]).output.utf8))
-            as? [String: Any]
-        XCTAssertEqual(gone?["present"] as? Bool, false)
+        XCTAssertEqual(try tpmStatus(sandbox)?["present"] as? Bool, false)
+    }
+
+    /// The issue's attacker on a hardened chip whose platform hierarchy the firmware closed:
+    /// root without the TPM recovery secret. After every wrong guess they put back the whole
+    /// state directory, run `secureroom reset`, and try to clear the chip, reset its
+    /// dictionary-attack counter, remove the PIN's index and define their own in its place:
+    /// the chip refuses all of it, and after `deny` (3) wrong PINs it refuses the right one.
+    /// Another user's PIN works throughout; a user's own typos, each run ended by the right
+    /// PIN, never add up; with the secret, the administrator sets the counter back.
+    func testAfterHardeningRootWithoutTheSecretGainsNoGuess() throws {
+        let sandbox = try boundSandbox(extra: "deny = 3\nschedule =\n")
+        try sandbox.setPIN("bin", pin: "2468")
+        let harden = try sandbox.cli(["tpm", "harden"])
+        XCTAssertEqual(harden.status, 0, harden.errorOutput)
+        let secret = try XCTUnwrap(harden.output.split(separator: "\n").first { $0.hasPrefix("hex:") })
+        let closed = try tpm.tool(["tpm2_hierarchycontrol", "-C", "p", "phEnable", "clear"])
+        XCTAssertEqual(closed.status, 0, "as firmware does at boot: " + closed.errorOutput)
+        XCTAssertEqual(try tpmStatus(sandbox)?["platform_open"] as? Bool, false)
+
+        for _ in 0..<3 {
+            for guess in ["1111", "2222"] {
+                XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError)
+            }
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success, "typos forgiven")
+        }
+
+        let index = try XCTUnwrap(
+            try credential(sandbox).split(separator: "\n").first { $0.hasPrefix("tpm-index: ") }?.dropFirst(11))
+        let handle = "0x" + index
+        let saved = sandbox.root + "/saved-state"
+        try FileManager.default.copyItem(atPath: sandbox.state, toPath: saved)
+        let attacks = [
+            ["tpm2_nvundefine", handle, "-C", "o"],
+            ["tpm2_nvundefine", handle, "-C", "p"],
+            ["tpm2_nvdefine", handle, "-C", "o", "-s", "8", "-a", "ownerread|ownerwrite|no_da", "-p", "1234"],
+            ["tpm2_clear", "-c", "p"],
+            ["tpm2_dictionarylockout", "--clear-lockout"],
+            ["tpm2_clear", "-c", "l"],
+        ]
+        for guess in ["1111", "2222", "3333"] {
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError, guess)
+            try FileManager.default.removeItem(atPath: sandbox.state)
+            try FileManager.default.copyItem(atPath: saved, toPath: sandbox.state)
+            XCTAssertEqual(try sandbox.cli(["reset", user]).status, 0)
+            for attack in attacks {
+                let result = try tpm.tool(attack)
+                XCTAssertNotEqual(result.status, 0, "\(attack.joined(separator: " ")) succeeded without the secret")
+            }
+            XCTAssertEqual(try sandbox.pam(user: "bin", responses: ["2468"]).code, PAMCode.success, "another user")
+        }
+        let refused = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable)
+        XCTAssertEqual(refused.prompts, [])
+        XCTAssertEqual(try chipFailures(sandbox), 3)
+        let reset = try sandbox.cli(["reset", user])
+        XCTAssertTrue(reset.errorOutput.contains("spent on the TPM"), reset.errorOutput)
+
+        let wrongSecret = try sandbox.cli(
+            ["reset", user, "--tpm-secret"], input: "hex:" + String(repeating: "ab", count: 32) + "\n")
+        XCTAssertEqual(wrongSecret.status, 1)
+        XCTAssertTrue(wrongSecret.errorOutput.contains("refused the TPM recovery secret"), wrongSecret.errorOutput)
+        let restored = try sandbox.cli(["reset", user, "--tpm-secret"], input: secret + "\n")
+        XCTAssertEqual(restored.status, 0, restored.errorOutput)
+        XCTAssertEqual(try chipFailures(sandbox), 0)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
     }
 
     /// `nopin=fail` with bound PINs: a name without a PIN does the chip work of a bound

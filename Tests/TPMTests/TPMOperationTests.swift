@@ -141,20 +141,28 @@ final class TPMOperationTests: XCTestCase {
     }
 
     func testHardenSetsTheDAParametersOnceAndRefusesASecondTime() throws {
-        let lockoutAuth = try connected {
-            try LockoutHierarchy(connection: $0).harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200)
+        let lockoutAuth = random(32)
+        try connected {
+            try LockoutHierarchy(connection: $0)
+                .harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200, newAuth: lockoutAuth)
         }
-        XCTAssertEqual(lockoutAuth.count, 32)
         let status = try connected { try DAStatus.read($0) }
         XCTAssertTrue(status.lockoutAuthSet)
         XCTAssertEqual(status.maxAuthFail, 5)
         XCTAssertEqual(status.lockoutInterval, 600)
         XCTAssertEqual(status.lockoutRecovery, 1200)
         assertError("lockout auth already set") {
-            _ = try connected {
-                try LockoutHierarchy(connection: $0).harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200)
+            try connected {
+                try LockoutHierarchy(connection: $0)
+                    .harden(maxTries: 5, recoverySeconds: 600, lockoutRecovery: 1200, newAuth: lockoutAuth)
             }
         }
+        // With it tpm2-tools resets the counter (first: a wrong one locks the lockout
+        // hierarchy for lockoutRecovery).
+        let withAuth = try tpm.tool([
+            "tpm2_dictionarylockout", "--clear-lockout", "-p", "hex:" + Hex.encode(lockoutAuth),
+        ])
+        XCTAssertEqual(withAuth.status, 0, withAuth.errorOutput)
         let reset = try tpm.tool(["tpm2_dictionarylockout", "--clear-lockout"])
         XCTAssertNotEqual(reset.status, 0, "without the lockout authorization nobody resets the counter")
     }

@@ -16,7 +16,7 @@ public struct LockoutHierarchy {
 
     public init(connection: TPMConnection) { self.connection = connection }
 
-    /// Sets DA parameters and then a random 32-byte lockout authValue.
+    /// Sets DA parameters and then the lockout authValue `newAuth`.
     ///
     /// Refuses (`.lockoutAuthAlreadySet`) when TPMA_PERMANENT.lockoutAuthSet
     /// is already true: we cannot authorize (and must not burn a lockout
@@ -39,20 +39,16 @@ public struct LockoutHierarchy {
     ///     forgiven failure; 0 disables DA protection entirely).
     ///   - lockoutRecovery: seconds before lockoutAuth may be retried after
     ///     a failure (0: only after a TPM reset).
-    /// - Returns: the new lockout authValue. A production caller should
-    ///   discard it; it is returned only so tests can show it works.
-    @discardableResult
-    public func harden(maxTries: UInt32, recoverySeconds: UInt32, lockoutRecovery: UInt32) throws -> [UInt8] {
+    ///   - newAuth: the lockout authValue (`TPMRecoverySecret`), without a
+    ///     trailing zero byte.
+    public func harden(
+        maxTries: UInt32, recoverySeconds: UInt32, lockoutRecovery: UInt32, newAuth newAuthBytes: [UInt8]
+    )
+        throws
+    {
         guard maxTries > 0 else { throw TPMError.invalidArgument("maxTries must be > 0") }
         let status = try DAStatus.read(connection)
         if status.lockoutAuthSet { throw TPMError.lockoutAuthAlreadySet }
-
-        var rng = SystemRandomNumberGenerator()  // getrandom(2) on Linux
-        var newAuthBytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        // Avoid a trailing zero byte: TPM and TSS treat X||00 and X as the
-        // same HMAC key, and a password session would send 32 vs 31 bytes.
-        // A non-zero last byte keeps the returned value unambiguous.
-        if newAuthBytes[31] == 0 { newAuthBytes[31] = 1 }
         var newAuth = try TPM2B_DIGEST(checking: newAuthBytes, what: "lockout auth")
         defer { TPM2BBytes.wipe(&newAuth) }
 
@@ -77,7 +73,6 @@ public struct LockoutHierarchy {
         // ESAPI updates its cached RH_LOCKOUT auth after a successful
         // HierarchyChangeAuth; clear it so it does not linger in memory.
         _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil)
-        return newAuthBytes
     }
 
     /// `Esys_DictionaryAttackLockReset(RH_LOCKOUT)` with `lockoutAuth`

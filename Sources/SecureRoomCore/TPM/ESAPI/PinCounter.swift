@@ -239,6 +239,34 @@ public struct PinCounter {
 }
 
 extension TPMConnection {
+    /// How many handles one TPML_HANDLE holds (TPM2_MAX_CAP_HANDLES: 1,016 bytes of 4).
+    static let handlesPerPage = UInt32(MemoryLayout<TPML_HANDLE>.size - 4) / 4
+
+    /// The NV indices defined at handles in `range` (`TPM2_GetCapability(TPM_CAP_HANDLES)`,
+    /// asked again while the chip says there are more).
+    public func nvIndices(in range: ClosedRange<UInt32>) throws -> [UInt32] {
+        let esys = try context()
+        var found: [UInt32] = []
+        var next = range.lowerBound
+        while true {
+            var more: TPMI_YES_NO = 0
+            var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
+            try check(
+                Esys_GetCapability(
+                    esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES, next,
+                    Self.handlesPerPage, &more, &data),
+                "Esys_GetCapability(HANDLES)")
+            defer { TPM2BBytes.free(data) }
+            guard let handles = data?.pointee.data.handles else { return found }
+            let page = withUnsafeBytes(of: handles.handle) { raw in
+                Array(raw.assumingMemoryBound(to: TPM2_HANDLE.self).prefix(Int(handles.count)))
+            }
+            found += page.filter { range.contains($0) }
+            guard more != 0, let last = page.last, last < range.upperBound, range.contains(last) else { return found }
+            next = last + 1
+        }
+    }
+
     /// Overwrites the authorization ESAPI keeps for `handle` with zeros (size 0).
     /// `Esys_TR_SetAuth(handle, NULL)` only sets the size to 0, and `Esys_TR_Close` frees
     /// the node without wiping it: a value set with the whole zeroed struct is copied over
