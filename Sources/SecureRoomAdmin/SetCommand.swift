@@ -85,6 +85,10 @@ struct SetCommand: ParsableCommand {
             }
             if try store.credential(for: user)?.isBoundToItsCounter == true {
                 warnIfChipNotHardened(store.configuration)
+            } else if store.configuration.tpm == .auto, TPMChip(store.configuration).answers() {
+                printError(
+                    "note: the PIN is not bound to the TPM, which has no room for another PIN's counter "
+                        + "('secureroom tpm status'): a copy of the state and the pepper can find it")
             }
         }
     }

@@ -81,6 +81,9 @@ struct StatusCommand: ParsableCommand {
                 throw ExitStatus.failure
             }
             try show(Self.applyingPasswordFirst(reports, store.configuration), single: user != nil)
+            if reports.contains(where: { $0.tpm.hasPrefix("bound") }) {
+                warnIfChipNotHardened(store.configuration, log: false)
+            }
         }
     }
 

@@ -114,9 +114,12 @@ func isRecordProblem(_ error: SecureRoomError, of user: UserName) -> Bool {
     }
 }
 
-/// Tells the administrator, on standard error, when the TPM PINs are bound to answers and
-/// is not hardened (issue "Root cannot out-guess the chip", docs/SECURITY.md §1.2).
-func warnIfChipNotHardened(_ configuration: Configuration) {
+/// Tells the administrator, on standard error and (`log`) in syslog, when the TPM PINs are
+/// bound to answers and is not hardened (docs/SECURITY.md §1.2).
+func warnIfChipNotHardened(_ configuration: Configuration, log: Bool = true) {
     guard let state = try? ChipHardening.state(of: TPMChip(configuration)), !state.hardened else { return }
     printError(TPMStatusCommand.notHardened)
+    guard log else { return }
+    SystemLog.open(identity: "secureroom")
+    SystemLog.warning("the TPM is not hardened: root can still out-guess bound PINs ('secureroom tpm harden')")
 }

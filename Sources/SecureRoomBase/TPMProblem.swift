@@ -17,6 +17,9 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
     /// right one too, until an administrator holding the TPM recovery secret sets it back.
     /// The PIN is gone; a new one is set or enrolled.
     case pinSpent
+    /// The TPM has no room for another PIN's counter (its NV memory is full): the PIN is not
+    /// bound (`tpm=required` refuses it; `tpm=auto` keeps it unbound).
+    case full
     /// The record's sealed objects do not load on this TPM: it was cleared or replaced,
     /// or the record comes from another machine.
     case otherChip
@@ -31,6 +34,7 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
             return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
         case let .shareSpent(seconds):
             return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
+        case .full: return "the TPM has no room for another PIN's counter (its NV memory is full)"
         case .pinSpent: return "the PIN's counter in the TPM reached its limit: the chip refuses this PIN"
         case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"
         case let .failed(detail): return "the TPM failed: \(detail)"

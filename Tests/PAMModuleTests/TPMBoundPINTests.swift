@@ -142,6 +142,26 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try tpm.nvIndices().count, before.count, "one index defined, one freed")
     }
 
+    /// A chip with no room for another counter: `tpm=required` refuses to set the PIN and
+    /// says why; `tpm=auto` keeps it unbound and says so, and the PIN works.
+    func testAFullChipRefusesOrKeepsThePINUnbound() throws {
+        try tpm.fillNV()
+        let required = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let refused = try required.cli(["set", user, "--stdin", "--allow-weak"], input: pin + "\n")
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.errorOutput.contains("no room for another PIN's counter"), refused.errorOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(required.state)/users/\(user).credential"))
+
+        let auto = try Sandbox(configuration: Sandbox.fastKDF + "tpm = auto\ntpm_tcti = \(tpm.tcti)\n")
+        let kept = try auto.cli(["set", user, "--stdin", "--allow-weak"], input: pin + "\n")
+        XCTAssertEqual(kept.status, 0, kept.errorOutput)
+        XCTAssertTrue(kept.errorOutput.contains("not bound to the TPM"), kept.errorOutput)
+        XCTAssertTrue(try credential(auto).hasPrefix("SECUREROOM-CREDENTIAL/1\n"))
+        try auto.probeService()
+        XCTAssertEqual(try auto.pam(user: user, responses: [pin]).code, PAMCode.success)
+        XCTAssertTrue(try credential(auto).hasPrefix("SECUREROOM-CREDENTIAL/1\n"), "still no room at the login")
+    }
+
     /// Removing a PIN frees its counter in the chip (on a chip whose owner authorization
     /// is still the factory's empty one).
     func testRemovingAPINFreesItsIndex() throws {

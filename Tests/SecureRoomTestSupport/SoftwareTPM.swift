@@ -108,6 +108,20 @@ public final class SoftwareTPM {
         }
     }
 
+    /// Fills the chip's NV memory with indices of its own (2 KiB ones, then 8-byte ones,
+    /// until the chip refuses), as other users of a small real chip would.
+    public func fillNV() throws {
+        let script = #"""
+            for size in 2048 8; do
+              i=0
+              while tpm2_nvdefine "$(printf '0x%08x' $((0x01500000 + size * 65536 + i)))" -C o -s "$size" \
+                  -a "ownerread|ownerwrite" >/dev/null 2>&1; do i=$((i + 1)); done
+            done
+            """#
+        let result = try runProgram("/bin/bash", ["-c", script], environment: ["TPM2TOOLS_TCTI": tcti])
+        guard result.status == 0 else { throw Sandbox.SandboxFailure(message: "filling NV: \(result.errorOutput)") }
+    }
+
     /// The NV indices defined on the chip (`tpm2_getcap handles-nv-index`), as "0x…".
     public func nvIndices() throws -> [String] {
         let result = try tool(["tpm2_getcap", "handles-nv-index"])

@@ -104,6 +104,9 @@ public struct PINAdministration {
         var record = try derive(
             pin, for: user, created: expected.created, vaultKey: vaultKey,
             bind: expected.binding != nil)
+        if record.binding == nil, expected.binding == nil, record.parameters == expected.parameters {
+            return nil  // a migration the chip had no room for: nothing gained by a write
+        }
         record.vaultErased = expected.vaultErased
         record.mustChange = expected.mustChange
         if case .pinIndex? = record.binding, !expected.isBoundToItsCounter {
@@ -131,13 +134,12 @@ public struct PINAdministration {
         let chip = TPMChip(store.configuration)
         let master: SecretBytes
         var binding: TPMBinding?
-        if bind || bindsNewPINs(chip) {
-            let material = try PINKeys.boundMaterial(
-                pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
-            let counted: PinIndexBinding
-            (counted, master) = try BoundKeys.bind(
-                material, limit: UInt32(store.configuration.lockout.deny), on: chip)
-            binding = .pinIndex(counted)
+        if bind || bindsNewPINs(chip),
+            let (counted, boundMaster) = try bindUnlessFull(
+                try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters),
+                on: chip, required: bind || store.configuration.tpm == .required)
+        {
+            (binding, master) = (.pinIndex(counted), boundMaster)
             try ensureDecoy(on: chip)
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
@@ -148,6 +150,19 @@ public struct PINAdministration {
             digits: pin.count, created: created,
             vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) },
             binding: binding)
+    }
+
+    /// Binds `material` to a new counter on `chip`; nil when the chip has no room for one
+    /// and the binding is not `required` (`tpm=auto`: the PIN stays unbound, as without a
+    /// chip; `secureroom set` says so).
+    private func bindUnlessFull(
+        _ material: SecretBytes, on chip: TPMChip, required: Bool
+    ) throws -> (PinIndexBinding, SecretBytes)? {
+        do {
+            return try BoundKeys.bind(material, limit: UInt32(store.configuration.lockout.deny), on: chip)
+        } catch SecureRoomError.tpm(.full) where !required {
+            return nil
+        }
     }
 
     /// Makes the decoys' index with the first PIN bound to its own counter, once (it

@@ -36,7 +36,8 @@ public struct TPMRecoverySecret {
             guard digits.count == 2 * Self.length else { return false }
             return secret.withUnsafeMutableBytes { out in
                 for index in 0..<Self.length {
-                    let high = digits[digits.startIndex + 2 * index], low = digits[digits.startIndex + 2 * index + 1]
+                    let high = digits[digits.startIndex + 2 * index]
+                    let low = digits[digits.startIndex + 2 * index + 1]
                     guard let high = Hex.value(high), let low = Hex.value(low) else { return false }
                     out[index] = high << 4 | low
                 }

@@ -94,6 +94,8 @@ public enum Messages {
             return
                 "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or "
                 + "use your password."
+        case .full:
+            return "The security chip has no room for another PIN; use your password, and ask an administrator."
         case .pinSpent:
             return "Your PIN was blocked by the security chip after too many wrong PINs; use your password, "
                 + "then set a new PIN with 'secureroom enrol --replace' or ask an administrator."
