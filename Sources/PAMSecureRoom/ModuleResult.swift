@@ -61,7 +61,7 @@ struct ModuleResult: Error {
                 self.init(code: PAM_IGNORE)
             case .passwordFirst:
                 self.init(code: PAM_IGNORE, log: "\(failure)", priority: LOG_INFO)
-            case .tpm(.lockedOut), .tpm(.shareSpent), .tpm(.pinSpent):
+            case .tpm(.lockedOut), .tpm(.shareSpent), .tpm(.pinSpent), .tpm(.bootChanged):
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)", priority: LOG_NOTICE)
             case .tpm:
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")

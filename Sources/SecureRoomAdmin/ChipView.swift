@@ -17,6 +17,7 @@ struct ChipView {
     struct State {
         /// "bound" (the chip that answers holds it and takes part in every check),
         /// "bound-spent" (its counter reached its limit: the chip refuses this PIN),
+        /// "bound-other-boot" (sealed with `tpm_pcrs=` to a boot whose PCRs differ from now),
         /// "bound-shared" (bound under the chip's shared counter, version 2: bound to its
         /// own at its next right PIN), "bound-unreachable" (no chip answers) or
         /// "bound-other-chip" (cleared or replaced, or the PIN's counter is gone: the PIN
@@ -33,9 +34,14 @@ struct ChipView {
         guard current == binding.sealed.parentName else { return State(name: "bound-other-chip", counter: nil) }
         guard case .pinIndex(let counted) = binding else { return State(name: "bound-shared", counter: nil) }
         do {
-            let read = try chip.withConnection { try PinCounter(connection: $0, index: counted.index).read() }
-            return State(
-                name: read.count >= read.limit ? "bound-spent" : "bound", counter: (Int(read.count), Int(read.limit)))
+            let (read, boot) = try chip.withConnection { connection in
+                (
+                    try PinCounter(connection: connection, index: counted.index).read(),
+                    try counted.pcrs.map { try PCRPolicy.current($0.pcrs, connection) }
+                )
+            }
+            let name = boot != counted.pcrs ? "bound-other-boot" : read.count >= read.limit ? "bound-spent" : "bound"
+            return State(name: name, counter: (Int(read.count), Int(read.limit)))
         } catch SecureRoomError.tpm(.otherChip) {
             return State(name: "bound-other-chip", counter: nil)
         } catch {

@@ -23,7 +23,9 @@ struct StatusCommand: ParsableCommand {
             ones: the record is re-derived at the user's next successful PIN login), and tpm \
             ("bound": the PIN is bound to its own counter in the TPM, which takes part in every \
             check; "bound-spent": that counter reached its limit, so the chip refuses the PIN \
-            and it needs 'secureroom set' or 'secureroom enrol --replace'; "bound-shared": bound \
+            and it needs 'secureroom set' or 'secureroom enrol --replace'; "bound-other-boot": \
+            sealed with tpm_pcrs= to a boot whose PCRs differ from now, so the chip will not \
+            release it until the PIN is set again; "bound-shared": bound \
             under the chip's shared counter by an older version, bound to its own at the next \
             right PIN; "bound-unreachable": no TPM answers, so the PIN cannot be used; \
             "bound-other-chip": the TPM that answers is not the one the PIN was bound to \

@@ -20,6 +20,10 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
     /// The TPM has no room for another PIN's counter (its NV memory is full): the PIN is not
     /// bound (`tpm=required` refuses it; `tpm=auto` keeps it unbound).
     case full
+    /// The system started otherwise than when the PIN was bound (`tpm_pcrs=`: firmware,
+    /// boot loader or Secure Boot state changed): the chip will not release the PIN's
+    /// secret in this boot; nothing was tried. A new PIN binds to the boot as it is now.
+    case bootChanged
     /// The record's sealed objects do not load on this TPM: it was cleared or replaced,
     /// or the record comes from another machine.
     case otherChip
@@ -34,6 +38,7 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
             return "the TPM is in dictionary-attack lockout for up to \(Self.minutes(seconds)) min"
         case let .shareSpent(seconds):
             return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
+        case .bootChanged: return "the system started otherwise than when the PIN was bound (tpm_pcrs=)"
         case .full: return "the TPM has no room for another PIN's counter (its NV memory is full)"
         case .pinSpent: return "the PIN's counter in the TPM reached its limit: the chip refuses this PIN"
         case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"

@@ -162,6 +162,30 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertTrue(try credential(auto).hasPrefix("SECUREROOM-CREDENTIAL/1\n"), "still no room at the login")
     }
 
+    /// `tpm_pcrs=`: a PIN sealed to the boot's PCR 7 works until PCR 7 changes (another
+    /// Secure Boot state); then it is refused before the prompt, nothing is counted on its
+    /// counter, `status` says why, and a new PIN binds to the boot as it is.
+    func testAPINSealedToTheBootIsRefusedWhenTheBootChanged() throws {
+        let sandbox = try boundSandbox(extra: "tpm_pcrs = 7\n")
+        XCTAssertTrue(try credential(sandbox).contains("\ntpm-pcrs: 7\n"))
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+        let extended = try tpm.tool(["tpm2_pcrextend", "7:sha256=" + String(repeating: "5a", count: 32)])
+        XCTAssertEqual(extended.status, 0, extended.errorOutput)
+        let refused = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable)
+        XCTAssertEqual(refused.prompts, [])
+        XCTAssertEqual(
+            refused.errors,
+            [
+                "This computer started differently from when your PIN was set (firmware or boot changed); use your "
+                    + "password, and set your PIN again."
+            ])
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-other-boot")
+        XCTAssertEqual(try chipFailures(sandbox), 0, "nothing was tried")
+        try sandbox.setPIN(user, pin: "7531")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["7531"]).code, PAMCode.success)
+    }
+
     /// Removing a PIN frees its counter in the chip (on a chip whose owner authorization
     /// is still the factory's empty one).
     func testRemovingAPINFreesItsIndex() throws {

@@ -98,7 +98,7 @@ final class ConfigurationTests: XCTestCase {
             shipped.split(separator: "\n").compactMap { line -> String? in
                 guard line.hasPrefix("# ") else { return nil }
                 let words = line.dropFirst(2).split(separator: " ")
-                guard let key = words.first, words.count == 1 || (words.count >= 3 && words[1] == "=") else {
+                guard let key = words.first, words.count == 1 || (words.count >= 2 && words[1] == "=") else {
                     return nil
                 }
                 return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) ? String(key) : nil
@@ -140,5 +140,15 @@ final class ConfigurationTests: XCTestCase {
         let configured = try load("tpm = required\ntpm_tcti = swtpm:host=127.0.0.1,port=2321\n", ["tpm=off"])
         XCTAssertEqual(configured.tpm, .off, "the module argument wins")
         XCTAssertEqual(configured.tpmTCTI, "swtpm:host=127.0.0.1,port=2321")
+        XCTAssertEqual(defaults.tpmPCRs, [], "no PCRs unless asked")
+        XCTAssertEqual(try load("tpm_pcrs = 0, 7\n", []).tpmPCRs, [0, 7])
+        XCTAssertEqual(try load("tpm_pcrs = 7\n", ["tpm_pcrs="]).tpmPCRs, [], "empty: none")
+        for bad in [
+            "tpm_pcrs=7,0", "tpm_pcrs=7,7", "tpm_pcrs=24", "tpm_pcrs=x", "tpm_pcrs=0,1,2,3,4,5,6,7,8", "tpm_pcrs",
+        ] {
+            XCTAssertThrowsError(try load(nil, [bad]), bad) {
+                XCTAssertTrue("\($0)".contains("tpm_pcrs must"), "\($0)")
+            }
+        }
     }
 }

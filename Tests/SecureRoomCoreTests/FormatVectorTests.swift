@@ -22,7 +22,7 @@ final class FormatVectorTests: XCTestCase {
 
     func testEveryDerivationVector() throws {
         let vectors = try VectorFile("derivation.txt").vectors
-        XCTAssertEqual(vectors.count, 9)
+        XCTAssertEqual(vectors.count, 10)
         for vector in vectors {
             let about = vector.about
             switch vector.kind {
@@ -51,6 +51,13 @@ final class FormatVectorTests: XCTestCase {
             case "sealed-behind-index":
                 XCTAssertEqual(
                     Hex.encode(PinIndexPolicy.secret(try vector.bytes("index-name"))), try vector.text("policy"), about)
+            case "sealed-to-boot":
+                let pcrs = try XCTUnwrap(PCRPolicy.parseList(Substring(try vector.text("pcrs"))))
+                let boot = PCRPolicy(pcrs: pcrs, digest: try vector.bytes("pcr-digest"))
+                XCTAssertEqual(Hex.encode(boot.policyDigest()), try vector.text("pcr-policy"), about)
+                XCTAssertEqual(
+                    Hex.encode(PinIndexPolicy.secret(try vector.bytes("index-name"), after: boot.policyDigest())),
+                    try vector.text("policy"), about)
             case "decoy-key":
                 let decoy = PINKeys.decoy(
                     for: try UserName(try vector.text("user")), pepper: Pepper(bytes: try secret(vector, "pepper")))

@@ -159,7 +159,8 @@ public struct PINAdministration {
         _ material: SecretBytes, on chip: TPMChip, required: Bool
     ) throws -> (PinIndexBinding, SecretBytes)? {
         do {
-            return try BoundKeys.bind(material, limit: UInt32(store.configuration.lockout.deny), on: chip)
+            return try BoundKeys.bind(
+                material, limit: UInt32(store.configuration.lockout.deny), pcrs: store.configuration.tpmPCRs, on: chip)
         } catch SecureRoomError.tpm(.full) where !required {
             return nil
         }
@@ -170,7 +171,7 @@ public struct PINAdministration {
     /// first bindings do not both write one (the loser's index is released).
     private func ensureDecoy(on chip: TPMChip) throws {
         if case .pinIndex? = try store.tpmDecoy() { return }
-        let decoy = try BoundKeys.makeDecoy(on: chip)
+        let decoy = try BoundKeys.makeDecoy(pcrs: store.configuration.tpmPCRs, on: chip)
         let written = try store.withExclusiveLock(on: .decoy(0)) { () -> Bool in
             if case .pinIndex? = try store.tpmDecoy() { return false }
             try store.write(decoy)

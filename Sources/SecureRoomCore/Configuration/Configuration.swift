@@ -118,6 +118,8 @@ public struct Configuration: Sendable {
     public var tpm = TPMUse.auto
     /// How to reach the TPM (`tpm_tcti=`): a tpm2-tss TCTI string.
     public var tpmTCTI = "device:/dev/tpmrm0"
+    /// The PCRs new bindings are sealed to (`tpm_pcrs=`, `PCRPolicy`); none by default.
+    public var tpmPCRs: [Int] = []
 
     /// Keys that were not recognised (reported, not fatal).
     public private(set) var unknownKeys: [String] = []
@@ -276,6 +278,14 @@ public struct Configuration: Sendable {
         case "only_expired": onlyExpired = try flag()
         case "tpm": tpm = try choice()
         case "tpm_tcti": tpmTCTI = try required()
+        case "tpm_pcrs":
+            guard let value, let pcrs = PCRPolicy.parseList(Substring(value.filter { $0 != " " && $0 != "\t" }))
+            else {
+                throw SecureRoomError.invalidConfiguration(
+                    "tpm_pcrs must list at most \(PCRPolicy.maximumCount) PCRs from 0 to 23, ascending and "
+                        + "comma-separated (or be empty)")
+            }
+            tpmPCRs = pcrs
         default: unknownKeys.append(String(key))
         }
     }

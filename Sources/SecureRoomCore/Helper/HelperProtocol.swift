@@ -136,6 +136,7 @@ public enum HelperReply {
         case .tpm(.otherChip): return "tpm other-chip"
         case .tpm(.pinSpent): return "tpm pin-spent"
         case .tpm(.full): return "tpm full"
+        case .tpm(.bootChanged): return "tpm boot-changed"
         case .tpm(.failed): return "tpm failed"
         case .denied(let reason): return "denied " + Self.printable(reason)
         case .vaultState(let state): return "vault-state " + state.words
@@ -176,6 +177,7 @@ public enum HelperReply {
             case ["other-chip"]: self = .tpm(.otherChip)
             case ["pin-spent"]: self = .tpm(.pinSpent)
             case ["full"]: self = .tpm(.full)
+            case ["boot-changed"]: self = .tpm(.bootChanged)
             case ["failed"]: self = .tpm(.failed(detail))
             case let words where words.count == 2 && (words[0] == "locked-out" || words[0] == "share-spent"):
                 guard let seconds = RecordText.decimal(words[1], as: Int.self) else { return nil }

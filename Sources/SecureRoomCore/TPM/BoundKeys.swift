@@ -22,18 +22,20 @@ enum BoundKeys {
     /// Binds a new PIN to its own counter (version 3): a PIN index at a free handle whose
     /// authorization value is the material's `auth` half and which refuses every PIN after
     /// `limit` wrong ones, and a random secret sealed behind it under the chip's storage
-    /// key. Returns them and the master.
-    static func bind(_ material: SecretBytes, limit: UInt32, on chip: TPMChip) throws -> (
-        PinIndexBinding, master: SecretBytes
-    ) {
+    /// key, sealed also to the current values of `pcrs` when there are any. Returns them
+    /// and the master.
+    static func bind(
+        _ material: SecretBytes, limit: UInt32, pcrs: [Int], on chip: TPMChip
+    ) throws -> (PinIndexBinding, master: SecretBytes) {
         let secret = try SecretBytes.random(count: PinSealer.secretLength)
         let binding = try chip.withConnection { connection in
             try withAuth(material) { auth in
+                let boot = pcrs.isEmpty ? nil : try PCRPolicy.current(pcrs, connection)
                 let counter = try defineCounter(authValue: auth, limit: limit, connection)
                 let sealed = try secret.withUnsafeBytes {
-                    try PinSealer(connection: connection).seal(Array($0), behind: counter)
+                    try PinSealer(connection: connection).seal(Array($0), behind: counter, pcrs: boot)
                 }
-                return PinIndexBinding(index: counter.index, indexName: try counter.name(), sealed: sealed)
+                return PinIndexBinding(index: counter.index, indexName: try counter.name(), sealed: sealed, pcrs: boot)
             }
         }
         return (binding, master(material, secret: secret))
@@ -74,7 +76,8 @@ enum BoundKeys {
                 case .pinIndex(let binding):
                     let counter = PinCounter(connection: connection, index: binding.index)
                     return try sealer.unseal(
-                        binding.sealed, behind: counter, indexName: binding.indexName, authValue: auth)
+                        binding.sealed, behind: counter, indexName: binding.indexName, pcrs: binding.pcrs,
+                        authValue: auth)
                 }
             }
         } catch TPMError.wrongAuth {
@@ -120,9 +123,9 @@ enum BoundKeys {
 
     /// Makes the decoys' index and sealed object on the chip (version 2), for the first PIN
     /// bound to its own counter: a random authorization value, forgotten at once.
-    static func makeDecoy(on chip: TPMChip) throws -> TPMDecoy {
+    static func makeDecoy(pcrs: [Int], on chip: TPMChip) throws -> TPMDecoy {
         let material = try SecretBytes.random(count: materialLength)
-        return .pinIndex(try bind(material, limit: TPMDecoy.limit, on: chip).0)
+        return .pinIndex(try bind(material, limit: TPMDecoy.limit, pcrs: pcrs, on: chip).0)
     }
 
     /// HKDF-SHA256(local || secret, info "secureroom/2 bound master").

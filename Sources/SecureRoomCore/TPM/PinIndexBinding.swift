@@ -15,6 +15,8 @@ public struct PinIndexBinding: Equatable, Sendable {
     public var indexName: [UInt8]
     /// The sealed 32-byte secret (marshalled TPM2B_PUBLIC and TPM2B_PRIVATE).
     public var sealed: ObjectBlob
+    /// The boot the secret was sealed to (`tpm_pcrs=`), nil when none.
+    public var pcrs: PCRPolicy?
 
     /// The handles SecureRoom defines its indices at: part of the owner's range
     /// (0x01800000–0x01BFFFFF in TCG's registry of reserved handles) clear of the ranges
@@ -22,10 +24,11 @@ public struct PinIndexBinding: Equatable, Sendable {
     public static let handles: ClosedRange<UInt32> = 0x01A0_0000...0x01A0_FFFF
 
     /// A binding from its index and the object sealed behind it.
-    public init(index: UInt32, indexName: [UInt8], sealed: ObjectBlob) {
+    public init(index: UInt32, indexName: [UInt8], sealed: ObjectBlob, pcrs: PCRPolicy? = nil) {
         self.index = index
         self.indexName = indexName
         self.sealed = sealed
+        self.pcrs = pcrs
     }
 
     /// The record lines, in FORMAT.md's order.
@@ -37,10 +40,19 @@ public struct PinIndexBinding: Equatable, Sendable {
             ("tpm-sealed-public", Hex.encode(sealed.publicBytes)),
             ("tpm-sealed-private", Hex.encode(sealed.privateBytes)),
         ]
+            + (pcrs.map {
+                [
+                    ("tpm-pcrs", $0.pcrs.map(String.init).joined(separator: ",")),
+                    ("tpm-pcr-digest", Hex.encode($0.digest)),
+                ]
+            } ?? [])
     }
 
-    /// The record keys a binding adds.
-    static let keys = ["tpm-parent", "tpm-index", "tpm-index-name", "tpm-sealed-public", "tpm-sealed-private"]
+    /// The record keys a binding adds (the last two only with `tpm_pcrs=`).
+    static let keys = [
+        "tpm-parent", "tpm-index", "tpm-index-name", "tpm-sealed-public", "tpm-sealed-private", "tpm-pcrs",
+        "tpm-pcr-digest",
+    ]
 
     /// Reads the binding's lines: an index in `handles`, a SHA-256 Name, and a sealed object
     /// that unmarshals whole.
@@ -55,5 +67,15 @@ public struct PinIndexBinding: Equatable, Sendable {
             throw SecureRoomError.corruptRecord(path: text.path, reason: "tpm-index-name is not a SHA-256 Name")
         }
         sealed = try ObjectBlob(text, public: "tpm-sealed-public", private: "tpm-sealed-private")
+        switch (text.fields["tpm-pcrs"]?.first, text.fields["tpm-pcr-digest"] != nil) {
+        case (nil, false): pcrs = nil
+        case (let list?, true):
+            guard let parsed = PCRPolicy.parseList(list), !parsed.isEmpty else {
+                throw SecureRoomError.corruptRecord(path: text.path, reason: "malformed tpm-pcrs")
+            }
+            pcrs = PCRPolicy(pcrs: parsed, digest: try text.hex("tpm-pcr-digest", count: 32))
+        default:
+            throw SecureRoomError.corruptRecord(path: text.path, reason: "tpm-pcrs and tpm-pcr-digest come together")
+        }
     }
 }

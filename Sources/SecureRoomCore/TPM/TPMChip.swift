@@ -58,6 +58,7 @@ public struct TPMChip: Sendable {
         case .lockout: return SecureRoomError.tpm(.lockedOut(seconds: 0))
         case .objectRejected, .parentMismatch: return SecureRoomError.tpm(.otherChip)
         case .pinLimitReached: return SecureRoomError.tpm(.pinSpent)
+        case .pcrMismatch: return SecureRoomError.tpm(.bootChanged)
         case .tpm(let code, _) where code.isFromTPM && code.base == ResponseCode.rcNVSpace:
             return SecureRoomError.tpm(.full)
         default: return SecureRoomError.tpm(.failed(error.description))

@@ -94,6 +94,9 @@ public enum Messages {
             return
                 "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or "
                 + "use your password."
+        case .bootChanged:
+            return "This computer started differently from when your PIN was set (firmware or boot changed); use "
+                + "your password, and set your PIN again."
         case .full:
             return "The security chip has no room for another PIN; use your password, and ask an administrator."
         case .pinSpent:

@@ -105,10 +105,16 @@ public struct PINVerifier {
         }
     }
 
-    /// Refuses a PIN whose counter reached its limit (`pinSpent`): a read anyone may make,
-    /// which counts nothing.
+    /// Refuses a PIN whose counter reached its limit (`pinSpent`), or that was sealed to
+    /// another boot (`bootChanged`): reads anyone may make, which count nothing.
     private static func requireCounter(_ binding: PinIndexBinding, _ chip: TPMChip) throws {
-        let counter = try chip.withConnection { try PinCounter(connection: $0, index: binding.index).read() }
+        let (counter, boot) = try chip.withConnection { connection in
+            (
+                try PinCounter(connection: connection, index: binding.index).read(),
+                try binding.pcrs.map { try PCRPolicy.current($0.pcrs, connection) }
+            )
+        }
+        if boot != binding.pcrs { throw SecureRoomError.tpm(.bootChanged) }
         if counter.count >= counter.limit { throw SecureRoomError.tpm(.pinSpent) }
     }
 

@@ -196,14 +196,8 @@ public struct PinCounter {
         return try conn.withNVIndex(index) { try conn.trName(esys, $0) }
     }
 
-    /// The policy digest of `PolicySecret(index)` with an empty policyRef, for the index's
-    /// Name as the TPM reports it (`PinIndexPolicy.secret`).
-    public func policySecretDigest() throws -> [UInt8] {
-        PinIndexPolicy.secret(try name())
-    }
-
     /// Proves `authValue` to the index in `policySession` (`TPM2_PolicySecret`), so that an
-    /// object whose policy is `policySecretDigest(name:)` may be used in that session.
+    /// object whose policy is `PinIndexPolicy.secret(name)` may be used in that session.
     /// A wrong authValue raises the index's `pinCount` and throws `.wrongAuth`; a right one
     /// sets it to 0; at the limit both throw `.pinLimitReached`. The authValue is an HMAC
     /// key inside a salted session, never sent. With `expectedName`, an index of another

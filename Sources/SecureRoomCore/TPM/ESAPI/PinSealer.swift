@@ -122,16 +122,18 @@ public struct PinSealer {
 
     /// Seals `secret` so that only a policy session in which the PIN index `counter`
     /// accepted its authValue (`PinCounter.prove`) unseals it: the object's authPolicy is
-    /// `PolicySecret(counter)` (`PinCounter.policySecretDigest`), it has no authValue of its
+    /// `PolicySecret(counter)` (`PinIndexPolicy.secret` of its Name), it has no authValue of its
     /// own, no `userWithAuth`, and `noDA` (nothing about it can be guessed; the guesses
-    /// are counted on the index). Attributes `fixedTPM|fixedParent|noDA`.
-    public func seal(_ secret: [UInt8], behind counter: PinCounter) throws -> ObjectBlob {
+    /// are counted on the index). Attributes `fixedTPM|fixedParent|noDA`. With `pcrs`, the
+    /// policy is PolicyPCR, then PolicySecret(counter).
+    public func seal(_ secret: [UInt8], behind counter: PinCounter, pcrs: PCRPolicy? = nil) throws -> ObjectBlob {
         guard secret.count == Self.secretLength else {
             throw TPMError.invalidArgument("secret must be \(Self.secretLength) bytes")
         }
         let conn = connection
         return try conn.withStorageKey { srk in
-            var template = try Self.sealTemplate(policy: try counter.policySecretDigest())
+            var template = try Self.sealTemplate(
+                policy: PinIndexPolicy.secret(try counter.name(), after: pcrs?.policyDigest() ?? PinIndexPolicy.zero))
             template.publicArea.objectAttributes |= TPMA_OBJECT_NODA
             var sensitive = TPM2B_SENSITIVE_CREATE()
             defer { TPM2BBytes.wipe(&sensitive) }
@@ -145,10 +147,11 @@ public struct PinSealer {
     /// clears the count at a right one), then `TPM2_Unseal` with the response encrypted.
     /// Throws `.wrongAuth` for a wrong authValue (counted on the index, not on the chip's
     /// dictionary-attack counter) and `.pinLimitReached` once the index refuses; with
-    /// `indexName`, `.parentMismatch` for an index of another Name, before the authValue is
-    /// used.
+    /// `indexName`, `.parentMismatch` for an index of another Name, and with `pcrs`,
+    /// `.pcrMismatch` for another boot, both before the authValue is used.
     public func unseal(
-        _ blob: ObjectBlob, behind counter: PinCounter, indexName: [UInt8]? = nil, authValue: [UInt8]
+        _ blob: ObjectBlob, behind counter: PinCounter, indexName: [UInt8]? = nil, pcrs: PCRPolicy? = nil,
+        authValue: [UInt8]
     ) throws -> [UInt8] {
         let conn = connection
         let esys = try conn.context()
@@ -158,6 +161,7 @@ public struct PinSealer {
             if srk.name != blob.parentName { throw TPMError.parentMismatch }
             return try conn.withLoaded(blob, parent: srk) { object in
                 try conn.withSession(.saltedPolicy, saltKey: srk, attributes: TPMA_SESSION_ENCRYPT) { policy in
+                    try pcrs?.apply(in: policy, conn)
                     try counter.prove(authValue, in: policy, salt: srk, expectedName: indexName)
                     var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
                     try conn.check(

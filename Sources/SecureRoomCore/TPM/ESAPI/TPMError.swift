@@ -32,6 +32,9 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
     /// The storage key's name differs from the one recorded when sealing:
     /// different TPM/SRK, or somebody interposing a key of their own.
     case parentMismatch
+    /// The PCRs a sealed object's policy names hold other values than when it was sealed:
+    /// the system booted otherwise (`PCRPolicy`). Nothing derived from the PIN was sent.
+    case pcrMismatch
     /// The trial-session PolicyAuthValue digest is not the expected constant.
     case policyDigestMismatch(got: [UInt8])
     /// `harden` refused: the lockout hierarchy already has an authValue.
@@ -65,6 +68,7 @@ public enum TPMError: Error, Equatable, CustomStringConvertible {
         case let .malformedBlob(why): return "malformed blob: \(why)"
         case .parentMismatch: return "storage key name differs from the one recorded at seal time"
         case .policyDigestMismatch: return "PolicyAuthValue digest mismatch"
+        case .pcrMismatch: return "the PCRs differ from when the PIN was bound"
         case .lockoutAuthAlreadySet: return "lockout auth already set; refusing to harden again"
         case let .invalidArgument(why): return "invalid argument: \(why)"
         case .closed: return "connection closed"
