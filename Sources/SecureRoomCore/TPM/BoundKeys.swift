@@ -29,7 +29,12 @@ enum BoundKeys {
     ) throws -> (PinIndexBinding, master: SecretBytes) {
         let secret = try SecretBytes.random(count: PinSealer.secretLength)
         let binding = try chip.withConnection { connection in
-            try withAuth(material) { auth in
+            // The TCG storage key at 0x81000001, as systemd-tpm2-setup persists it, so that a
+            // check loads it instead of deriving it (an ECC primary: milliseconds on swtpm,
+            // tens on a chip). Best effort: a chip whose owner authorization is another's
+            // refuses, and the transient key (the same key) serves.
+            try? OwnerHierarchy(connection: connection).persistStorageKey()
+            return try withAuth(material) { auth in
                 let boot = pcrs.isEmpty ? nil : try PCRPolicy.current(pcrs, connection)
                 let counter = try defineCounter(authValue: auth, limit: limit, connection)
                 let sealed = try secret.withUnsafeBytes {

@@ -17,12 +17,15 @@ import CTSS2
 /// * `.saltedPolicy`: policy session, salted with the SRK, AES-128-CFB.
 ///   Used with `PolicyAuthValue` to authorize the sealed PIN object, and with
 ///   `encrypt` so the unsealed secret comes back encrypted.
+/// * `.policy`: policy session, neither salted nor encrypted: for what anyone
+///   may do and nothing secret crosses (reading a PIN's counter).
 /// * `.trial`: trial policy session (no salt, no encryption) only to compute
 ///   a policy digest.
 enum AuthSession {
     enum Kind {
         case saltedHMAC
         case saltedPolicy
+        case policy
         case trial
     }
 
@@ -65,10 +68,10 @@ extension TPMConnection {
             sessionType = TPM2_SE_POLICY
             guard let saltKey else { throw TPMError.invalidArgument("salted session needs a tpmKey") }
             tpmKey = saltKey.handle
-        case .trial:
+        case .policy, .trial:
             symmetric = TPMT_SYM_DEF()
             symmetric.algorithm = TPM2_ALG_NULL
-            sessionType = TPM2_SE_TRIAL
+            sessionType = kind == .policy ? TPM2_SE_POLICY : TPM2_SE_TRIAL
             tpmKey = ESYS_TR_NONE
         }
         var session: ESYS_TR = ESYS_TR_NONE

@@ -135,22 +135,26 @@ public struct PinCounter {
     }
 
     /// `pinCount` and `pinLimit`, read through the policy's read branch: anyone may, and
-    /// it counts nothing.
+    /// it counts nothing. An unsalted session: nothing secret crosses, and no storage key
+    /// is needed.
     public func read() throws -> (count: UInt32, limit: UInt32) {
         let conn = connection
         let esys = try conn.context()
-        return try withPolicy(.read) { handle, policy in
-            var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
-            try conn.check(
-                Esys_NV_Read(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
-                "Esys_NV_Read(PIN index)")
-            defer { TPM2BBytes.free(data) }
-            let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
-            guard bytes.count == Int(Self.dataSize) else {
-                throw TPMError.tpm(
-                    ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_NV_Read(PIN index) output")
+        return try conn.withNVIndex(index) { handle in
+            try conn.withSession(.policy, saltKey: nil, attributes: 0) { policy in
+                try PinIndexPolicy.satisfy(.read, in: policy, salt: nil, conn)
+                var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
+                try conn.check(
+                    Esys_NV_Read(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
+                    "Esys_NV_Read(PIN index)")
+                defer { TPM2BBytes.free(data) }
+                let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
+                guard bytes.count == Int(Self.dataSize) else {
+                    throw TPMError.tpm(
+                        ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_NV_Read(PIN index) output")
+                }
+                return (Self.number(bytes[0..<4]), Self.number(bytes[4..<8]))
             }
-            return (Self.number(bytes[0..<4]), Self.number(bytes[4..<8]))
         }
     }
 

@@ -73,7 +73,7 @@ enum PinIndexPolicy {
     /// authorization must be set on the connection (`withOwner`); it is proven in a
     /// session salted with `srk`.
     static func satisfy(
-        _ branch: Branch, in session: ESYS_TR, salt srk: StorageKey, _ connection: TPMConnection
+        _ branch: Branch, in session: ESYS_TR, salt srk: StorageKey?, _ connection: TPMConnection
     ) throws {
         let esys = try connection.context()
         switch branch {
@@ -85,6 +85,7 @@ enum PinIndexPolicy {
                 Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
                 "Esys_PolicyCommandCode(NV_Write)")
         case .ownerWrite:
+            guard let srk else { throw TPMError.invalidArgument("the owner is proven in a salted session") }
             try connection.check(
                 try connection.policySecret(ESYS_TR_RH_OWNER, in: session, salt: srk), "Esys_PolicySecret(owner)")
             try connection.check(
