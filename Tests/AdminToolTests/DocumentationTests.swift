@@ -121,6 +121,36 @@ final class DocumentationTests: XCTestCase {
         XCTAssertTrue(try text("docs/DESIGN.md").contains("the list in scripts/build (`module_needed`)"))
     }
 
+    /// scripts/bench (Python; not run by the suite: docs/BENCHMARKS.md) compiles, and its
+    /// --help names every row it has, one module each in scripts/lib/bench/rows/.
+    func testTheBenchCompilesAndItsHelpNamesEveryRow() throws {
+        let rows = try FileManager.default.contentsOfDirectory(atPath: Artifacts.root + "/scripts/lib/bench/rows")
+            .filter { $0.hasSuffix(".py") && $0 != "__init__.py" }.map { String($0.dropLast(3)) }
+        XCTAssertGreaterThanOrEqual(rows.count, 11, "\(rows)")
+        let sources =
+            ["scripts/bench"]
+            + (try FileManager.default.subpathsOfDirectory(atPath: Artifacts.root + "/scripts/lib/bench"))
+            .filter { $0.hasSuffix(".py") }.map { "scripts/lib/bench/" + $0 }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("bench-pycache-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let compiled = try runProgram(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import py_compile, sys\nfor f in sys.argv[1:]: py_compile.compile(f, cfile='\(scratch)/x.pyc', doraise=True)",
+            ]
+                + sources.map { Artifacts.root + "/" + $0 })
+        XCTAssertEqual(compiled.status, 0, compiled.errorOutput)
+        let help = try runProgram("/usr/bin/python3", [Artifacts.root + "/scripts/bench", "--help"])
+        XCTAssertEqual(help.status, 0, help.errorOutput)
+        let named = Set(
+            help.output.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ")
+                return line.hasPrefix("  ") && !line.hasPrefix("   ") ? words.first.map(String.init) : nil
+            })
+        XCTAssertEqual(Set(rows).subtracting(named).sorted(), [], "rows missing from scripts/bench --help")
+    }
+
     /// One version: debian/changelog's newest entry, NEWS.md's newest release heading and
     /// what both tools say to --version.
     func testTheReleaseVersionIsTheChangelogs() throws {
