@@ -20,6 +20,8 @@ public enum Artifacts {
 
     /// pam_secureroom.so.
     public static let module = releaseDirectory + "/pam_secureroom.so"
+    /// pam_secureroom_core.so, which the module loads from beside itself.
+    public static let moduleCore = releaseDirectory + "/pam_secureroom_core.so"
     /// The secureroom admin tool.
     public static let cli = releaseDirectory + "/secureroom"
     /// The pam_start_confdir driver.

@@ -72,7 +72,9 @@ public final class UnprivilegedStage {
         }
         try files.createDirectory(
             atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])
-        for artifact in [Artifacts.module, Artifacts.driver, Artifacts.cli, Artifacts.helper, Artifacts.vault] {
+        for artifact in [
+            Artifacts.module, Artifacts.moduleCore, Artifacts.driver, Artifacts.cli, Artifacts.helper, Artifacts.vault,
+        ] {
             let copy = bin + "/" + URL(fileURLWithPath: artifact).lastPathComponent
             try files.copyItem(atPath: artifact, toPath: copy)
             try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy)

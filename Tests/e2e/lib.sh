@@ -212,6 +212,12 @@ outer_main() {
     # Copies the test users can load and run wherever the checkout is (a 0700 home, /root).
     install -d -m 0755 "$T/artifacts"
     install -m 0644 "$MODULE" "$T/artifacts/pam_secureroom.so"
+    # The module's core, which it loads from beside itself (the build tree) or from
+    # ../secureroom/ (installed).
+    local core
+    for core in "${MODULE%/*}/pam_secureroom_core.so" "${MODULE%/*}/../secureroom/pam_secureroom_core.so"; do
+      [ -e "$core" ] && { install -m 0644 "$core" "$T/artifacts/pam_secureroom_core.so"; break; }
+    done
     install -m 0755 "$CLI" "$T/artifacts/secureroom"
     MODULE=$T/artifacts/pam_secureroom.so CLI=$T/artifacts/secureroom
     outer_header

@@ -17,7 +17,7 @@
 
 source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh" "$@"
 
-ARTIFACTS=(pam_secureroom.so secureroom secureroom-vault secureroom-pam-driver)
+ARTIFACTS=(pam_secureroom.so pam_secureroom_core.so secureroom secureroom-vault secureroom-pam-driver)
 # Outside the namespace: prepare the work directory and re-run this item inside one.
 if [ -z "${RELIABILITY_WORK:-}" ]; then
   need_packages

@@ -24,7 +24,7 @@ ITEM=hostile
 source "$(dirname "$0")/prelude.sh" "$@"
 # Beyond scripts/setup's list (unshare, setpriv): timeout (coreutils), pam_debug.so (libpam-modules).
 need_packages coreutils libpam-modules
-need_artifacts pam_secureroom.so secureroom secureroom-helper secureroom-vault secureroom-pam-driver
+need_artifacts pam_secureroom.so pam_secureroom_core.so secureroom secureroom-helper secureroom-vault secureroom-pam-driver
 
 tsv=$REPORT_DIR/hostile.tsv
 : > "$tsv"

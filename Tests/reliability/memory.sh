@@ -34,7 +34,7 @@ fi
 vg_count3=$((vg_count * 3))
 need_packages valgrind libc6-dev binutils
 
-need_artifacts pam_secureroom.so secureroom
+need_artifacts pam_secureroom.so pam_secureroom_core.so secureroom
 release=$REPO/.build/release
 
 
@@ -52,6 +52,8 @@ trap cleanup EXIT
 # module), so memcheck loads a copy without debug sections: same code, same symbols.
 cp "$release/pam_secureroom.so" "$release/secureroom" "$work/"
 objcopy --strip-debug "$work/pam_secureroom.so" "$work/pam_secureroom.valgrind.so"
+# The front loads its core from beside itself.
+objcopy --strip-debug "$release/pam_secureroom_core.so" "$work/pam_secureroom_core.so"
 # Linked like Debian's hardened PAM hosts (sudo, sshd, login: bind-now). With lazy binding
 # the first call through each PLT slot saves the vector registers on the stack
 # (_dl_runtime_resolve_xsavec), which can leave copies of whatever the host last moved

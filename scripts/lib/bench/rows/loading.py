@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """loading: a stack that loads pam_secureroom.so without calling it vs. the same stack without
 it, and with a minimal static-Swift module instead (the floor). Timed with hyperfine,
-alternating; target < 3 ms, within 1.1x the floor's."""
+alternating; target: within 1.1x the stack without it (issue "A login costs argon2...")."""
 
 from statistics import median
 
@@ -26,9 +26,11 @@ def run(bench: Bench) -> None:
     a, b, c = (median(samples[name]) for name in ("with", "without", "minimal"))
     added, floor = difference(a, b), difference(c, b)
     row.emit("`auth sufficient pam_permit.so` ends the stack before the second module is called, but",
-             "libpam has already loaded it (dlopen, relocation, the static Swift runtime's initialisers).",
-             "The floor is a minimal static-Swift module built here (one `pam_sm_authenticate` that",
-             "returns PAM_IGNORE); the module is the stripped one that is installed.",
+             "libpam has already loaded it: pam_secureroom.so is a small C front that loads the Swift core",
+             "(pam_secureroom_core.so, with the static Swift runtime's initialisers) on its first pam_sm_*",
+             "call only. For comparison, a minimal static-Swift module built here (one",
+             "`pam_sm_authenticate` that returns PAM_IGNORE), which pays the Swift runtime at load; the",
+             "module is the stripped one that is installed.",
              "",
              "| stack | median ms | range ms |",
              "|---|---:|---:|",
@@ -37,9 +39,10 @@ def run(bench: Bench) -> None:
              f"{spread(samples['minimal'])} |",
              f"| pam_permit, then pam_secureroom (not reached) | {med(samples['with'])} | {spread(samples['with'])} |",
              "",
-             f"**Added: {added} ms; the floor adds {floor} ms** (targets: < 3 ms, within 1.1× the floor's);",
+             f"**Added: {added} ms; a minimal static-Swift module adds {floor} ms** (target: the stack within",
+             "1.1× of the same stack without the module);",
              f"{rounds} rounds, timed with hyperfine.")
     row.target("loading: module loaded, not called", f"+{added} ms", "< 3 ms", meets(added, "<", 3))
-    within = ratio(float(added), float(floor))
-    row.target("loading: added / a minimal static-Swift module's", within, "≤ 1.1", meets(within, "<=", 1.1))
+    within = ratio(a, b)
+    row.target("loading: stack with the module, not called / without it", within, "≤ 1.1", meets(within, "<=", 1.1))
     row.emit()

@@ -40,11 +40,14 @@ def run(bench: Bench) -> None:
              "|---|---:|---:|---:|")
     artifacts = {"hello-world": floors.hello, "minimal-module": floors.minimal_module}
     artifacts.update((name, stripped / name) for name in
-                     ("pam_secureroom.so", "secureroom-helper", "secureroom", "secureroom-vault"))
+                     ("pam_secureroom.so", "pam_secureroom_core.so", "secureroom-helper", "secureroom",
+                      "secureroom-vault"))
     for name, path in artifacts.items():
         size = path.stat().st_size
         row.emit(f"| {name} | {megabytes(size)} | {megabytes(text_size(path))} | {ratio(size, hello_size)} |")
-    module_mb = megabytes((stripped / "pam_secureroom.so").stat().st_size)
+    # The module: its front, which every stack that lists it loads, and the core it loads when called.
+    module_mb = megabytes(sum((stripped / name).stat().st_size
+                              for name in ("pam_secureroom.so", "pam_secureroom_core.so")))
     row.emit()
     rounds = bench.rounds * 8
     samples = bench.timer.alternate([
@@ -66,7 +69,7 @@ def run(bench: Bench) -> None:
     for name, label in programs.items():
         row.emit(f"| {label} | {med(samples[name])} | {spread(samples[name])} | {ratio(median(samples[name]), h)} |")
     row.emit()
-    row.target("size: module stripped", f"{module_mb} MB", "≤ 7 MB", meets(module_mb, "<=", 7))
+    row.target("size: module stripped (front and core)", f"{module_mb} MB", "≤ 7 MB", meets(module_mb, "<=", 7))
     for name, label, limit in (("helper", "helper start", 1.2), ("status", "secureroom status", 1.5),
                                ("get", "secureroom-vault get", 1.5)):
         figure = ratio(median(samples[name]), h)
