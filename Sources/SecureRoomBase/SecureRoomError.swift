@@ -91,8 +91,16 @@ extension SecureRoomError: CustomStringConvertible {
         case let .vaultKeyExists(user, recoverable):
             return recoverable
                 ? "\(user) already set up a vault; its key is kept by the recovery key "
-                    + "(an administrator restores it with 'secureroom set \(user) --recovery-key')"
+                    + "('secureroom-vault recover' brings it back)"
                 : "\(user) already has a vault key"
+        }
+    }
+
+    /// A recovery key that is malformed or does not open the vault: refused before any PIN.
+    public var isRecoveryKeyRefusal: Bool {
+        switch self {
+        case .invalidRecoveryKey, .wrongRecoveryKey: return true
+        default: return false
         }
     }
 }

@@ -16,8 +16,9 @@ import SecureRoomProgramSupport
 ///    other descriptors, umask 077, no core dumps, not dumpable, no blocked signals;
 ///    then no runtime crash handler (CrashHandlers), and an alarm that ends it after
 ///    `HelperProtocol.lifetimeSeconds` whatever the caller does;
-/// 1. the request is exactly `verify`, `change`, `setup-vault`, `replace-vault`, `enrol`,
-///    `enrol-replace`, `vault-state` or `pin-state`, and USER;
+/// 1. the request is exactly one of `HelperProtocol.Request` (`verify`, `change`,
+///    `setup-vault`, `replace-vault`, `enrol`, `enrol-replace`, `vault-state`, `pin-state`,
+///    `recover-vault`), and USER;
 /// 2. the caller is not root (root reads the state itself);
 /// 3. USER is the account of the calling real uid, both ways (name → uid, uid → name);
 /// 4. it really runs with effective uid 0;
@@ -112,6 +113,10 @@ enum HelperMain {
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)
+        } catch let failure as SecureRoomError where failure.isRecoveryKeyRefusal {
+            // Forty digits (133 bits) need no lockout; the PIN was not asked for.
+            SystemLog.notice("refused uid \(caller): \(failure) (no PIN checked, nothing counted)")
+            return .refused(failure.description)
         } catch {
             SystemLog.error("\(error) (uid \(caller))")
             return .failed

@@ -59,6 +59,21 @@ struct HelperSession {
                 let limit = announceReady()
                 return try PINEntry.readLine(format: format, within: limit)
             }
+        case .recoverVault:
+            // Both lines are read at `ready`; the key is tried before the PIN is checked.
+            var pin: SecretBytes?
+            outcome = try authority.recoverVault(
+                user,
+                recoveryKey: {
+                    let limit = announceReady()
+                    let typed = try HiddenLine.readPiped(limit: 128, within: limit)
+                    pin = try PINEntry.readLine(format: format, within: limit)
+                    return try typed.withUnsafeBytes { try RecoveryKey(typed: $0) }
+                },
+                pin: {
+                    guard let pin else { throw SecureRoomError.pinRejected("no PIN") }
+                    return pin
+                })
         }
         let subject = "\(user) (uid \(invocation.uid))"
         for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
@@ -75,6 +90,7 @@ struct HelperSession {
         case .verify, .enrol, .enrolReplace, .vaultState, .pinState: break
         case .change: SystemLog.notice("PIN changed for \(subject)")
         case .setupVault, .replaceVault: SystemLog.notice("vault key set up for \(subject)")
+        case .recoverVault: SystemLog.notice("vault key of \(subject) restored with the recovery key")
         }
         // The caller's own vault key goes back to it (after `verify` and the vault set-ups);
         // a `change` has no use for it.

@@ -17,8 +17,9 @@ struct InitCommand: ParsableCommand {
             Asks for your PIN (checked as at login; a wrong one counts). Then a random data \
             key is made and stored twice by the system: wrapped under your PIN, and under a \
             recovery key printed here once. Write the recovery key down and keep it offline: \
-            if you forget your PIN, an administrator can give you a new one that still opens \
-            the vault ('secureroom set USER --recovery-key'). The vault is left unlocked.
+            if your PIN no longer opens the vault (forgotten and replaced, or set anew by an \
+            administrator), 'secureroom-vault recover' and the recovery key make it open again. \
+            The vault is left unlocked.
 
             --replace starts over with new keys when your old vault key is gone (after an \
             administrator set a PIN with --force, or wipe_after erased it). The old vault file, \
@@ -51,7 +52,7 @@ struct InitCommand: ParsableCommand {
                 try PINEntry.read(prompt: "PIN: ", format: configuration.format, forceLine: stdin)
             }
             guard case .success(let success) = outcome, let vaultKey = success.vaultKey, let recoveryKey else {
-                try report(outcome, user: user)
+                try reportFailedCheck(outcome, user: user)
             }
             print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n")
             if replace { try moveAside(path) }
@@ -59,23 +60,6 @@ struct InitCommand: ParsableCommand {
             try keyring.storeFollowingSessions(
                 vaultKey, timeout: configuration.vaultTimeout, in: SessionCounter(path: configuration.sessionDirectory))
             print("Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).")
-        }
-    }
-
-    private func report(_ outcome: PINVerifier.Outcome, user: UserName) throws -> Never {
-        switch outcome {
-        case .notEnrolled:
-            printError("\(user) has no PIN; an administrator sets one with 'secureroom set \(user)'")
-            throw ExitStatus.failure
-        case .locked:
-            printError(Messages.text(for: outcome) ?? "your PIN is locked")
-            throw ExitStatus.locked
-        case .incorrect, .repeatedIncorrect:
-            printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
-            throw ExitStatus.wrongPIN
-        case .success:
-            printError("the vault key was not returned; see the system log")
-            throw ExitStatus.failure
         }
     }
 

@@ -47,3 +47,22 @@ func vaultState(of user: UserName, _ configuration: Configuration) throws -> Vau
         ? try VaultState.of(user, in: StateStore(configuration: configuration))
         : try HelperClient(path: configuration.helperPath).vaultState(of: user)
 }
+
+/// Says why a PIN check through `PINAuthority` did not succeed, with its exit status
+/// (`init`, `recover`).
+func reportFailedCheck(_ outcome: PINVerifier.Outcome, user: UserName) throws -> Never {
+    switch outcome {
+    case .notEnrolled:
+        printError("\(user) has no PIN; create one with 'secureroom enrol' (or ask an administrator)")
+        throw ExitStatus.failure
+    case .locked:
+        printError(Messages.text(for: outcome) ?? "your PIN is locked")
+        throw ExitStatus.locked
+    case .incorrect, .repeatedIncorrect:
+        printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
+        throw ExitStatus.wrongPIN
+    case .success:
+        printError("the vault key was not returned; see the system log")
+        throw ExitStatus.failure
+    }
+}

@@ -46,7 +46,8 @@ struct VaultCommand: ParsableCommand {
             InitCommand.self, AddCommand.self, ImportCommand.self, ExportCommand.self, GetCommand.self,
             ListCommand.self,
             RemoveCommand.self,
-            RenameCommand.self, StatusCommand.self, UnlockCommand.self, LockCommand.self, ServeCommand.self,
+            RenameCommand.self, StatusCommand.self, UnlockCommand.self, RecoverCommand.self, LockCommand.self,
+            ServeCommand.self,
         ]
     )
 

@@ -137,7 +137,8 @@ final class DocumentationTests: XCTestCase {
             "/usr/bin/python3",
             [
                 "-c",
-                "import py_compile, sys\nfor f in sys.argv[1:]: py_compile.compile(f, cfile='\(scratch)/x.pyc', doraise=True)",
+                "import py_compile, sys\n"
+                    + "for f in sys.argv[1:]: py_compile.compile(f, cfile='\(scratch)/x.pyc', doraise=True)",
             ]
                 + sources.map { Artifacts.root + "/" + $0 })
         XCTAssertEqual(compiled.status, 0, compiled.errorOutput)

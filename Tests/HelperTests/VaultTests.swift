@@ -393,9 +393,7 @@ final class VaultTests: XCTestCase {
     /// names is run here and works.
     func testEveryClosedVaultSaysWhatHappenedAndWhatToRunInstead() throws {
         try prepare()
-        let restore =
-            "your recovery key brings it back: an administrator runs 'sudo secureroom set daemon --recovery-key' "
-            + "and types it"
+        let restore = "'secureroom-vault recover' and your recovery key make it open with your PIN again"
         func expect(_ explanation: String, _ file: StaticString = #filePath, line: UInt = #line) throws {
             let unlock = try vault(["unlock", "--stdin"], input: pin + "\n")
             XCTAssertEqual(unlock.status, 1, file: file, line: line)
@@ -422,16 +420,32 @@ final class VaultTests: XCTestCase {
                     + "and when your last session closes). Run 'secureroom-vault unlock' to open it.\n"),
             locked.output)
 
-        // A PIN set without the recovery key: the hinted set --recovery-key brings it back.
+        // A PIN set without the recovery key: the hinted recover brings it back, the user's
+        // own command. A wrong recovery key is refused before the PIN is asked.
         XCTAssertEqual(try sandbox.cli(["set", user, "--force", "--stdin"], input: "5182\n").status, 0)
         try expect(
             "Your vault does not open with your current PIN (an administrator set it without your recovery key); "
                 + "\(restore)."
         )
-        XCTAssertEqual(
-            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
-        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
+        let wrongKey = try vault(["recover", "--stdin"], input: String(repeating: "1", count: 40) + "\n5182\n")
+        XCTAssertEqual(wrongKey.status, 1)
+        XCTAssertTrue(
+            wrongKey.errorOutput.contains("the recovery key does not open the vault of daemon"), wrongKey.errorOutput)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0, "no PIN checked")
+        let wrongPIN = try vault(["recover", "--stdin"], input: "\(recovery)\n9999\n")
+        XCTAssertEqual(wrongPIN.status, 2, wrongPIN.errorOutput)
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 1, "a wrong PIN counts as anywhere")
+        let recovered = try vault(["recover", "--stdin"], input: "\(recovery)\n5182\n")
+        XCTAssertEqual(recovered.status, 0, recovered.errorOutput)
+        XCTAssertTrue(recovered.output.hasPrefix("Vault recovered: it opens with your PIN again"), recovered.output)
         try assertSecret("kept")
+        XCTAssertEqual(try sandbox.status(user)["vault"] as? String, "pin")
+        let again = try vault(["recover", "--stdin"], input: "\(recovery)\n5182\n")
+        XCTAssertEqual(again.status, 0)
+        XCTAssertTrue(again.output.contains("already opens with your PIN"), again.output)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        XCTAssertEqual(
+            try vault(["unlock", "--stdin"], input: "5182\n").status, 0, "the recovered key opens with the PIN")
         XCTAssertEqual(try vault(["lock"]).status, 0)
 
         // The PIN removed: reset's own hint names a command that exists, and it works.
@@ -443,10 +457,16 @@ final class VaultTests: XCTestCase {
                 + "('secureroom set daemon --recovery-key' gives a new PIN that does); add --force to remove the PIN\n")
         XCTAssertEqual(try sandbox.cli(["reset", user, "--remove-pin", "--force"]).status, 0)
         try expect(
-            "Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a new PIN."
+            "Your PIN was removed by an administrator. Your vault's key is kept: create a PIN with 'secureroom enrol "
+                + "--replace', then \(restore)."
         )
-        XCTAssertEqual(
-            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        let noPIN = try vault(["recover", "--stdin"], input: "\(recovery)\n\(pin)\n")
+        XCTAssertEqual(noPIN.status, 1)
+        XCTAssertTrue(noPIN.errorOutput.contains("create one with 'secureroom enrol --replace'"), noPIN.errorOutput)
+        // (The administrator's way, which enrol --replace stands for here: a new PIN.)
+        XCTAssertEqual(try sandbox.cli(["set", user, "--force", "--stdin"], input: "\(pin)\n").status, 0)
+        XCTAssertEqual(try vault(["recover", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
+        XCTAssertEqual(try vault(["lock"]).status, 0)
         XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
         try assertSecret("kept")
         XCTAssertEqual(try vault(["lock"]).status, 0)
@@ -507,7 +527,8 @@ final class VaultTests: XCTestCase {
         XCTAssertTrue(told.errors.last?.hasPrefix("Your SecureRoom vault key was erased at ") == true, "\(told.errors)")
         XCTAssertTrue(told.errors.last?.contains(" after 3 failed PIN attempts. ") == true, "\(told.errors)")
         XCTAssertTrue(
-            told.errors.last?.hasSuffix("'secureroom set daemon --recovery-key' and your recovery key.") == true)
+            told.errors.last?.hasSuffix(
+                "'secureroom-vault recover' and your recovery key make the vault open with your PIN again.") == true)
         XCTAssertEqual(try sandbox.pam("login", user: user, responses: [pin]).errors, [], "told once")
         XCTAssertEqual(
             try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)

@@ -220,6 +220,14 @@ public struct PINAdministration {
         return recoveryKey
     }
 
+    /// Inside a successful check (`PINAuthority.recoverVault`): wraps `vaultKey`, brought
+    /// back by the recovery key, under the PIN just checked, and forgets a `wipe_after`
+    /// erasure note. The recovery record is left as it is.
+    func restoreVault(_ credential: inout CredentialRecord, master: SecretBytes, vaultKey: SecretBytes) throws {
+        credential.vaultKey = try VaultKey.wrap(vaultKey, master: master, user: credential.user)
+        credential.vaultErased = nil
+    }
+
     /// `vaultKey` wrapped under `recoveryKey` with a new salt.
     private func recoveryRecord(
         for user: UserName, vaultKey: SecretBytes,

@@ -42,6 +42,18 @@ public struct HelperClient: PINAuthority {
         try run(replace ? .replaceVault : .setupVault, for: user) { [try pin()] }
     }
 
+    /// See `PINAuthority.recoverVault`. The recovery key is asked first and sent first;
+    /// the helper tries it before it checks the PIN.
+    public func recoverVault(
+        _ user: UserName, recoveryKey: () throws -> RecoveryKey,
+        pin: () throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome {
+        try run(.recoverVault, for: user) {
+            let key = try recoveryKey()
+            return [key.digits, try pin()]
+        }.outcome
+    }
+
     /// Creates (or, with `replace`, replaces) the caller's own PIN: the helper first runs
     /// the PAM service secureroom-enrol, whose questions and messages `converse` answers
     /// and shows (an answer of nil abandons); only once the password is accepted is

@@ -7,6 +7,7 @@
 ///     secureroom-helper setup-vault USER   secureroom-helper replace-vault USER
 ///     secureroom-helper enrol USER         secureroom-helper enrol-replace USER
 ///     secureroom-helper vault-state USER   secureroom-helper pin-state USER
+///     secureroom-helper recover-vault USER
 ///
 /// `enrol` first runs the PAM service `secureroom-enrol` for USER (the password, never
 /// the PIN), relaying its conversation as `HelperConversation` lines, each question
@@ -15,7 +16,8 @@
 /// standard input and output are one pipe or socket pair. The helper answers with one line:
 /// `ready` if the PIN(s) should follow, or a final reply (`HelperReply`) at once when no
 /// check can happen (no PIN, locked, refused). After `ready` the caller writes the PIN,
-/// newline (for `change`: current PIN, newline, new PIN, newline) and the helper answers
+/// newline (for `change`: current PIN, newline, new PIN, newline; for `recover-vault`:
+/// the recovery key, newline, the PIN, newline) and the helper answers
 /// with a final reply. The helper then waits for end of input before it exits, so the
 /// caller decides when to reap it. The exit status repeats the final reply's kind.
 public enum HelperProtocol {
@@ -57,6 +59,8 @@ public enum HelperProtocol {
         case vaultState = "vault-state"
         /// Where the caller's own PIN stands (`PINState`); no PIN is read.
         case pinState = "pin-state"
+        /// Check the caller's recovery key, then their PIN, and wrap the vault key under the PIN.
+        case recoverVault = "recover-vault"
     }
 
     /// The helper's exit statuses (documented in README "HELPER" and docs/SECURITY.md §3.2).

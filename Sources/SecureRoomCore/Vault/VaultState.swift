@@ -69,10 +69,7 @@ public enum VaultState: Equatable, Sendable {
     /// What the vault tool tells `user` when this state keeps the vault shut, with a
     /// command that works; nil for `.pin` (then the PIN is what is missing).
     public func explanation(for user: UserName) -> String? {
-        let restore =
-            "your recovery key brings it back: an administrator runs 'sudo secureroom set \(user.rawValue) "
-            + "--recovery-key' "
-            + "and types it"
+        let restore = "'secureroom-vault recover' and your recovery key make it open with your PIN again"
         switch self {
         case .pin:
             return nil
@@ -83,8 +80,8 @@ public enum VaultState: Equatable, Sendable {
                 + "then a vault with 'secureroom-vault init'."
         case .noPIN(recoverable: true):
             return
-                "Your PIN was removed by an administrator. Your vault's key is kept; \(restore) while giving you a "
-                + "new PIN."
+                "Your PIN was removed by an administrator. Your vault's key is kept: create a PIN with 'secureroom "
+                + "enrol --replace', then \(restore)."
         case .noVault:
             return "You have no vault yet: create it with 'secureroom-vault init'."
         case .recoveryOnly:

@@ -71,8 +71,9 @@ public enum Messages {
 
             \(key.displayText)
 
-        If you forget your PIN, an administrator can set a new one that still opens
-        your vault with: secureroom set \(user.rawValue) --recovery-key
+        If your PIN no longer opens your vault (forgotten and replaced with
+        'secureroom enrol --replace', or set anew by an administrator), this key
+        makes it open again: secureroom-vault recover
         """
     }
 
@@ -80,8 +81,8 @@ public enum Messages {
     public static func vaultErased(_ erasure: CredentialRecord.VaultErasure, user: UserName) -> String {
         "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN "
             + "attempts. "
-            + "Your secrets are kept: an administrator restores access with "
-            + "'secureroom set \(user.rawValue) --recovery-key' and your recovery key."
+            + "Your secrets are kept: 'secureroom-vault recover' and your recovery key make the vault open with your "
+            + "PIN again."
     }
 
     /// The message for a bound PIN the TPM could not check: never a wrong PIN, always a

@@ -34,6 +34,17 @@ public protocol PINAuthority {
         _ user: UserName, replace: Bool,
         pin: () throws -> SecretBytes
     ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?)
+
+    /// Brings back `user`'s vault with their recovery key (`secureroom-vault recover`):
+    /// only when a check can happen, `recoveryKey` is asked first and must open the
+    /// recovery record (else `wrongRecoveryKey`, and no PIN is asked or counted); then the
+    /// PIN is checked exactly like `check`, and the vault key is wrapped under it. On
+    /// `.success` the outcome carries the vault key. The recovery record stays: the key
+    /// keeps working. A vault that already opens with the PIN is `vaultKeyExists`.
+    func recoverVault(
+        _ user: UserName, recoveryKey: () throws -> RecoveryKey,
+        pin: () throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome
 }
 
 /// The authority for a caller with this process's privileges: the state itself when
@@ -142,5 +153,28 @@ public struct LocalPINAuthority: PINAuthority {
             recoveryKey = try administration.setUpVault(&credential, master: master, replace: replace)
         }
         return (outcome, recoveryKey)
+    }
+
+    /// See `PINAuthority.recoverVault`. The vault key is written under the lock of the
+    /// check, into the credential that was verified.
+    public func recoverVault(
+        _ user: UserName, recoveryKey: () throws -> RecoveryKey,
+        pin: () throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome {
+        let administration = PINAdministration(store: store, clock: clock)
+        if try store.credential(for: user)?.vaultKey != nil {
+            throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false)
+        }
+        var vaultKey: SecretBytes?
+        return try check(
+            user,
+            pin: {
+                vaultKey = try administration.recoverVaultKey(for: user, with: try recoveryKey())
+                return try pin()
+            }
+        ) { credential, master in
+            guard let vaultKey else { throw SecureRoomError.wrongRecoveryKey(user: user.rawValue) }
+            try administration.restoreVault(&credential, master: master, vaultKey: vaultKey)
+        }
     }
 }
