@@ -147,8 +147,8 @@ final class ManPageTests: XCTestCase {
         try checkTool(
             Artifacts.vault, page: "secureroom-vault.1",
             expected: [
-                "init", "add", "import", "export", "get", "list", "remove", "rename", "status", "unlock", "lock",
-                "serve",
+                "init", "add", "import", "export", "get", "list", "remove", "rename", "status", "unlock", "recover",
+                "lock", "serve",
             ])
     }
 

@@ -515,7 +515,8 @@ final class VaultTests: XCTestCase {
             erased.errorOutput.hasPrefix("secureroom-vault: Your vault key was erased at "), erased.errorOutput)
         XCTAssertTrue(
             erased.errorOutput.contains(
-                " after 3 failed PIN attempts (wipe_after); your secrets are kept and your recovery key"),
+                " after 3 failed PIN attempts (wipe_after); your secrets are kept and 'secureroom-vault recover' and "
+                    + "your recovery key"),
             erased.errorOutput)
         try assertLocked()
         // The next login with the PIN (as root) says what happened, once.
@@ -530,10 +531,12 @@ final class VaultTests: XCTestCase {
             told.errors.last?.hasSuffix(
                 "'secureroom-vault recover' and your recovery key make the vault open with your PIN again.") == true)
         XCTAssertEqual(try sandbox.pam("login", user: user, responses: [pin]).errors, [], "told once")
-        XCTAssertEqual(
-            try sandbox.cli(["set", user, "--recovery-key", "--stdin"], input: "\(recovery)\n\(pin)\n").status, 0)
-        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
+        // The user's own way back, as the notice says.
+        let recovered = try vault(["recover", "--stdin"], input: "\(recovery)\n\(pin)\n")
+        XCTAssertEqual(recovered.status, 0, recovered.errorOutput)
         try assertSecret("erased?")
+        XCTAssertEqual(try vault(["lock"]).status, 0)
+        XCTAssertEqual(try vault(["unlock", "--stdin"], input: pin + "\n").status, 0)
     }
 
     func testTwoProcessesAddingFiveHundredEachLoseNothing() throws {
