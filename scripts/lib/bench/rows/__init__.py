@@ -3,7 +3,7 @@
 """The rows, one module each, in the order scripts/bench runs them; each module's `run(bench)`
 measures its row and writes its ROW.md and ROW.target (bench.report.Row)."""
 
-from . import attack, floor, loading, offline, peers, scale, secrets, size, tpm, tune, vault
+from . import argon2, attack, floor, loading, offline, peers, scale, secrets, size, tpm, tune, vault
 
 ROWS = {
     "floor": floor.run,
@@ -17,4 +17,5 @@ ROWS = {
     "tune": tune.run,
     "tpm": tpm.run,
     "offline": offline.run,
+    "argon2": argon2.run,
 }
