@@ -19,8 +19,9 @@ struct StatusCommand: ParsableCommand {
             8601 UTC when a delay is running, else null), disabled, last_success and \
             last_failure (ISO 8601 UTC or null), vault ("pin": the PIN opens a vault; \
             "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
-            parameters) with argon2_below_policy (true when they differ from the configured \
-            ones: the record is re-derived at the user's next successful PIN login), and tpm \
+            parameters) with argon2_below_policy (true when the configured ones differ and \
+            neither memory nor passes are lower: the record is re-derived at the user's next \
+            successful PIN login; a lower configured cost never reaches it), and tpm \
             ("bound": the PIN is bound to its own counter in the TPM, which takes part in every \
             check; "bound-spent": that counter reached its limit, so the chip refuses the PIN \
             and it needs 'secureroom set' or 'secureroom enrol --replace'; "bound-other-boot": \
@@ -153,7 +154,7 @@ struct UserStatus: Encodable {
     let vault: String
     /// The record's argon2 parameters ("m=65536,t=3,p=2"), nil without a PIN.
     let argon2: String?
-    /// Whether they differ from the configured ones (re-derived at the next PIN login).
+    /// Whether the configured ones would raise them (re-derived at the next PIN login).
     let belowPolicy: Bool
     /// `ChipView.State.name` for a PIN bound to a TPM, "none" without one, "unknown".
     let tpm: String
@@ -223,7 +224,7 @@ struct UserStatus: Encodable {
         argon2 = credential.map {
             "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)"
         }
-        belowPolicy = credential.map { $0.parameters != configuration.kdf } ?? false
+        belowPolicy = credential.map { configuration.kdf.raises($0.parameters) } ?? false
         (state, lockedUntil) = Self.state(of: credential.map { _ in policy.status(of: tally, at: now) }, now: now)
     }
 

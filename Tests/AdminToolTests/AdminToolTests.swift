@@ -139,6 +139,11 @@ final class AdminToolTests: XCTestCase {
         let narrow = try sandbox.cli(["status"])
         XCTAssertEqual(narrow.lines.filter { $0.count > 80 }, [], "the table fits 80 columns")
         XCTAssertEqual(narrow.lines.last, "Some users have more to see (TPM, argon2): secureroom status --wide")
+        try sandbox.write(
+            sandbox.config,
+            try String(contentsOfFile: sandbox.config, encoding: .utf8)
+                .replacingOccurrences(of: "argon2_memory = 512", with: "argon2_memory = 128"), mode: 0o600)
+        XCTAssertEqual(try sandbox.status(user)["argon2_below_policy"] as? Bool, false, "a lower cost never reaches it")
     }
 
     /// A name without an account and without a PIN is an error, not an empty row; an

@@ -332,6 +332,29 @@ final class VerifierTests: XCTestCase {
         XCTAssertTrue(again.constantTimeEquals(dek))
     }
 
+    /// A configuration whose argon2 cost is lower than a record's never reaches it: a
+    /// success leaves the record as it was (a re-derivation never makes a PIN cheaper to
+    /// search); only a lower memory or fewer passes count as lower, and a raise in one
+    /// with a drop in the other is no raise.
+    func testALoweredCostNeverReachesARecord() throws {
+        var made = store.configuration
+        made.kdf = KDFParameters(memoryKiB: 64, iterations: 2, lanes: 1)
+        try PINAdministration(store: StateStore(configuration: made), clock: clock).setPIN(try pin("7391"), for: user)
+        let old = try XCTUnwrap(try store.credential(for: user))
+        for lowered in [
+            KDFParameters(memoryKiB: 32, iterations: 2, lanes: 1),
+            KDFParameters(memoryKiB: 128, iterations: 1, lanes: 1),
+        ] {
+            var configuration = store.configuration
+            configuration.kdf = lowered
+            let cheaper = StateStore(configuration: configuration)
+            guard case .success = try PINVerifier(store: cheaper, clock: clock).verify(try pin("7391"), for: user)
+            else { return XCTFail() }
+            XCTAssertEqual(try cheaper.credential(for: user), old, "\(lowered)")
+            XCTAssertFalse(lowered.raises(old.parameters))
+        }
+    }
+
     private static var command: String {
         (try? String(contentsOfFile: "/proc/self/comm", encoding: .utf8))?.trimmingCharacters(in: .newlines) ?? "?"
     }

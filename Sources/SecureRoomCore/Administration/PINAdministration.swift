@@ -101,8 +101,12 @@ public struct PINAdministration {
         vaultKey: SecretBytes?
     ) throws -> CredentialRecord? {
         // A bound PIN stays bound: with no chip answering, derive throws and the record stays.
+        // Never cheaper to search than before (`KDFParameters.raises`), also when only the
+        // binding changes.
+        let configured = store.configuration.kdf
         var record = try derive(
             pin, for: user, created: expected.created, vaultKey: vaultKey,
+            parameters: configured.raises(expected.parameters) ? configured : expected.parameters,
             bind: expected.binding != nil)
         if record.binding == nil, expected.binding == nil, record.parameters == expected.parameters {
             return nil  // a migration the chip had no room for: nothing gained by a write
@@ -121,15 +125,16 @@ public struct PINAdministration {
         return written ? record : nil
     }
 
-    /// A credential for `pin` with a new salt and the configured parameters (argon2 and
+    /// A credential for `pin` with a new salt and `parameters` (default: the configured
+    /// ones; argon2 and
     /// the TPM run here, holding no lock), bound to the TPM when `bind` says so or `tpm=`
     /// asks for it: `required` always (no TPM is an error), `auto` when one answers.
     private func derive(
         _ pin: SecretBytes, for user: UserName, created: Int64,
-        vaultKey: SecretBytes?, bind: Bool = false
+        vaultKey: SecretBytes?, parameters: KDFParameters? = nil, bind: Bool = false
     ) throws -> CredentialRecord {
         let pepper = try store.pepper()
-        let parameters = store.configuration.kdf
+        let parameters = parameters ?? store.configuration.kdf
         let salt = try randomSalt()
         let chip = TPMChip(store.configuration)
         let master: SecretBytes

@@ -34,6 +34,15 @@ public struct KDFParameters: Equatable, Sendable {
     /// Accepted lane counts.
     public static let laneRange: ClosedRange<UInt32> = 1...16
 
+    /// Whether a record made with `record` is re-derived with these (configured)
+    /// parameters at its next success: they differ, and neither memory nor passes go down.
+    /// An attacker's cost per guess is memory × passes (lanes only spread it over cores),
+    /// so a re-derivation never makes a record cheaper to search; a lowered configuration
+    /// reaches PINs when they are set again.
+    public func raises(_ record: KDFParameters) -> Bool {
+        self != record && memoryKiB >= record.memoryKiB && iterations >= record.iterations
+    }
+
     /// Throws unless every parameter is inside its accepted range.
     public func validate() throws {
         guard Self.laneRange.contains(lanes) else { throw bound("lanes \(lanes) outside \(Self.laneRange)") }

@@ -214,7 +214,7 @@ public struct PINVerifier {
         let administration = PINAdministration(store: store, clock: clock)
         let unbound = !checked.isBoundToItsCounter && store.configuration.tpm != .off
         guard checked.vaultKey == nil || vaultKey != nil,
-            checked.parameters != store.configuration.kdf || (unbound && TPMChip(store.configuration).answers())
+            store.configuration.kdf.raises(checked.parameters) || (unbound && TPMChip(store.configuration).answers())
         else { return nil }
         do {
             return try administration.rederive(pin, for: user, replacing: checked, vaultKey: vaultKey)
