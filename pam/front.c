@@ -7,19 +7,23 @@
  * loads this small C file, also where it is never called (a password login that
  * ends at pam_unix, an sshd connection with remote=deny); the module itself, the
  * Swift core with its libraries (pam_secureroom_core.so), is loaded on the first
- * pam_sm_* call, once per process, and never unloaded (RTLD_NODELETE: the Swift
- * runtime cannot be).
+ * pam_sm_* call and never unloaded (RTLD_NODELETE: the Swift runtime cannot be).
  *
  * The core is looked for beside this file, then in ../secureroom/ (the installed
  * layout: /usr/lib/<triplet>/security/pam_secureroom.so and
- * /usr/lib/<triplet>/secureroom/pam_secureroom_core.so). It must be a regular file
- * owned by this file's owner and writable by nobody else; nothing from the
- * environment chooses it. If it cannot be loaded, every entry point logs why and
- * answers PAM_SERVICE_ERR, as the core does for a failure it cannot map.
+ * /usr/lib/<triplet>/secureroom/pam_secureroom_core.so). Its directory and the file
+ * must belong to this file's owner (or root) and be writable by nobody else; the file
+ * is opened once, without following a link, checked on that descriptor, and loaded
+ * through /proc/self/fd, so it cannot be swapped between the check and the load.
+ * Nothing from the environment chooses it. If it cannot be loaded, every entry point
+ * logs why and answers PAM_SERVICE_ERR, as the core does for a failure it cannot map;
+ * the next call tries again (only a success is kept).
  */
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <security/pam_ext.h>
@@ -28,57 +32,93 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
 typedef int entry_point(pam_handle_t *, int, int, const char **);
 
 static const char *const core_paths[] = {"pam_secureroom_core.so", "../secureroom/pam_secureroom_core.so"};
 static void *core;
-static char failure[256] = "not loaded";
-static pthread_once_t core_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t core_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Whether PATH is a regular file of OWNER that no one else may write. */
-static int trusted(const char *path, uid_t owner)
+/* Whether ST belongs to OWNER or root and no one else may write it. */
+static int owned(const struct stat *st, uid_t owner)
 {
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == owner && (st.st_mode & 022) == 0;
+    return (st->st_uid == owner || st->st_uid == 0) && (st->st_mode & 022) == 0;
 }
 
-static void load_core(void)
+/* Opens PATH for loading if it and its directory are trusted; -1 (and why) otherwise. */
+static int open_trusted(const char *path, uid_t owner, char *why, size_t size)
 {
+    char directory[PATH_MAX];
+    snprintf(directory, sizeof directory, "%s", path);
+    char *slash = strrchr(directory, '/');
+    if (slash != NULL) {
+        *slash = '\0';
+    }
+    struct stat st;
+    if (stat(slash ? directory : ".", &st) != 0 || !S_ISDIR(st.st_mode) || !owned(&st, owner)) {
+        snprintf(why, size, "untrusted or missing directory of %.200s", path);
+        return -1;
+    }
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, size, "%.200s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !owned(&st, owner)) {
+        snprintf(why, size, "untrusted %.200s", path);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Loads the core unless it is loaded; returns it, or NULL with WHY set. */
+static void *load_core(char *why, size_t size)
+{
+    pthread_mutex_lock(&core_lock);
     Dl_info self;
     struct stat front;
-    if (dladdr((void *)load_core, &self) == 0 || self.dli_fname == NULL || stat(self.dli_fname, &front) != 0) {
-        snprintf(failure, sizeof failure, "cannot find where pam_secureroom.so was loaded from");
-        return;
+    if (core == NULL) {
+        if (dladdr((void *)load_core, &self) == 0 || self.dli_fname == NULL || stat(self.dli_fname, &front) != 0) {
+            snprintf(why, size, "cannot find where pam_secureroom.so was loaded from");
+        } else {
+            const char *slash = strrchr(self.dli_fname, '/');
+            int directory = slash ? (int)(slash - self.dli_fname) : 1;
+            const char *base = slash ? self.dli_fname : ".";
+            for (size_t i = 0; core == NULL && i < sizeof core_paths / sizeof core_paths[0]; i++) {
+                char path[PATH_MAX];
+                if (snprintf(path, sizeof path, "%.*s/%s", directory, base, core_paths[i]) >= (int)sizeof path) {
+                    continue;
+                }
+                int fd = open_trusted(path, front.st_uid, why, size);
+                if (fd < 0) {
+                    continue;
+                }
+                char proc[64];
+                snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+                core = dlopen(proc, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+                if (core == NULL) {
+                    const char *error = dlerror();
+                    snprintf(why, size, "%.240s", error ? error : path);
+                }
+                close(fd);
+            }
+        }
     }
-    const char *slash = strrchr(self.dli_fname, '/');
-    int directory = slash ? (int)(slash - self.dli_fname) : 0;
-    for (size_t i = 0; i < sizeof core_paths / sizeof core_paths[0]; i++) {
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof path, "%.*s/%s", directory, self.dli_fname, core_paths[i]) >= (int)sizeof path) {
-            continue;
-        }
-        if (!trusted(path, front.st_uid)) {
-            snprintf(failure, sizeof failure, "no trusted %.200s", path);
-            continue;
-        }
-        core = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        if (core != NULL) {
-            return;
-        }
-        const char *error = dlerror();
-        snprintf(failure, sizeof failure, "%.240s", error ? error : path);
-        return;
-    }
+    void *loaded = core;
+    pthread_mutex_unlock(&core_lock);
+    return loaded;
 }
 
-/* The core's NAME, loading the core on the first call; NULL (and a log line) if it cannot. */
+/* The core's NAME, loading the core if it is not loaded yet; NULL (and a log line) if it cannot. */
 static entry_point *resolve(pam_handle_t *pamh, const char *name)
 {
-    pthread_once(&core_once, load_core);
-    entry_point *entry = core ? (entry_point *)dlsym(core, name) : NULL;
+    char why[256] = "not loaded";
+    void *loaded = load_core(why, sizeof why);
+    entry_point *entry = loaded ? (entry_point *)dlsym(loaded, name) : NULL;
     if (entry == NULL) {
-        pam_syslog(pamh, LOG_ERR, "cannot load the module's core (%s): %s", name, failure);
+        pam_syslog(pamh, LOG_ERR, "cannot load the module's core (%s): %s", name, loaded ? "no such entry" : why);
     }
     return entry;
 }

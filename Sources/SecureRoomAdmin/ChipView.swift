@@ -34,13 +34,8 @@ struct ChipView {
         guard current == binding.sealed.parentName else { return State(name: "bound-other-chip", counter: nil) }
         guard case .pinIndex(let counted) = binding else { return State(name: "bound-shared", counter: nil) }
         do {
-            let (read, boot) = try chip.withConnection { connection in
-                (
-                    try PinCounter(connection: connection, index: counted.index).read(),
-                    try counted.pcrs.map { try PCRPolicy.current($0.pcrs, connection) }
-                )
-            }
-            let name = boot != counted.pcrs ? "bound-other-boot" : read.count >= read.limit ? "bound-spent" : "bound"
+            let read = try counted.standing(on: chip)
+            let name = !read.bootMatches ? "bound-other-boot" : read.count >= read.limit ? "bound-spent" : "bound"
             return State(name: name, counter: (Int(read.count), Int(read.limit)))
         } catch SecureRoomError.tpm(.otherChip) {
             return State(name: "bound-other-chip", counter: nil)

@@ -76,7 +76,11 @@ struct ResetCommand: ParsableCommand {
                 print("PIN removed for \(user).")
                 return
             }
-            guard try store.credential(for: user) != nil else { throw SecureRoomError.notEnrolled(user: user.rawValue) }
+            guard let credential = try store.credential(for: user) else {
+                throw SecureRoomError.notEnrolled(user: user.rawValue)
+            }
+            // With --tpm-secret, the chip first: a wrong secret changes nothing at all.
+            if tpmSecret { try resetChipCounter(of: user, binding: credential.binding, in: store) }
             if movedAside.contains(.lockout) {
                 SystemLog.notice("lockout reset for \(user) (its record was corrupt)")
                 print("Lockout cleared for \(user) (a fresh record replaces the corrupt one).")
@@ -86,32 +90,29 @@ struct ResetCommand: ParsableCommand {
             try PINAdministration(store: store).resetLockout(for: user)
             SystemLog.notice("lockout reset for \(user) (was \(before) consecutive failures)")
             print("Lockout cleared for \(user) (was \(before) consecutive failures).")
-            try resetChipCounter(of: user, in: store)
+            if !tpmSecret, case .pinIndex(let binding)? = credential.binding { sayIfSpent(user, binding, store) }
         }
     }
 
-    /// The PIN's counter in the TPM: set back with `--tpm-secret`; otherwise, when it is
-    /// spent, said so (the lockout just cleared does not bring the PIN back).
-    private func resetChipCounter(of user: UserName, in store: StateStore) throws {
-        guard case .pinIndex(let binding)? = try store.credential(for: user)?.binding else {
-            if tpmSecret { throw SecureRoomError.tpm(.failed("\(user)'s PIN has no counter in the TPM")) }
-            return
+    /// `--tpm-secret`: the PIN's counter in the TPM set back with the TPM recovery secret.
+    private func resetChipCounter(of user: UserName, binding: TPMBinding?, in store: StateStore) throws {
+        guard case .pinIndex(let binding)? = binding else {
+            throw SecureRoomError.tpm(.failed("\(user)'s PIN has no counter in the TPM"))
         }
-        let chip = TPMChip(store.configuration)
-        if tpmSecret {
-            let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
-            guard let secret = TPMRecoverySecret(typed: typed) else {
-                throw ValidationError(
-                    "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
-            }
-            let deny = store.configuration.lockout.deny
-            try ChipHardening.resetCounter(of: binding, limit: deny, on: chip, secret: secret)
-            SystemLog.notice("TPM counter of \(user)'s PIN set back (limit \(deny))")
-            print("The TPM's counter of \(user)'s PIN is back at 0 of \(deny).")
-            return
+        let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
+        guard let secret = TPMRecoverySecret(typed: typed) else {
+            throw ValidationError(
+                "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
         }
-        guard let counter = try? chip.withConnection({ try PinCounter(connection: $0, index: binding.index).read() }),
-            counter.count >= counter.limit
+        let deny = store.configuration.lockout.deny
+        try ChipHardening.resetCounter(of: binding, limit: deny, on: TPMChip(store.configuration), secret: secret)
+        SystemLog.notice("TPM counter of \(user)'s PIN set back (limit \(deny))")
+        print("The TPM's counter of \(user)'s PIN is back at 0 of \(deny).")
+    }
+
+    /// Says when the PIN is spent on the chip: the lockout just cleared does not bring it back.
+    private func sayIfSpent(_ user: UserName, _ binding: PinIndexBinding, _ store: StateStore) {
+        guard let counter = try? binding.standing(on: TPMChip(store.configuration)), counter.count >= counter.limit
         else { return }
         printError(
             "\(user)'s PIN is spent on the TPM (\(counter.count) wrong PINs of \(counter.limit)): the chip refuses it "

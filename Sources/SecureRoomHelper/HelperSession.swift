@@ -78,13 +78,13 @@ struct HelperSession {
         let subject = "\(user) (uid \(invocation.uid))"
         for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
         guard case .success(let success) = outcome else { return outcome }
-        // An administrator's PIN that must be changed is not good for a screen locker or a
-        // vault unlock, which have no account step to change it in: fail closed.
+        // A PIN that must be changed (set with --expire, expired, or just bound to its own
+        // counter in the chip) is not good for a screen locker or a vault unlock, which have
+        // no account step to change it in: fail closed, and say how to change it.
         if invocation.request == .verify, try store.credential(for: user)?.mustChange != nil {
-            SystemLog.notice("refused \(subject): right PIN, but it must be changed first (secureroom set --expire)")
+            SystemLog.notice("refused \(subject): right PIN, but it must be changed first")
             throw HelperRefusal(
-                "your PIN was set by an administrator and must be changed first: run 'secureroom change', "
-                    + "or log in with it at a terminal")
+                "your PIN must be changed first: run 'secureroom change', or log in with it at a terminal")
         }
         switch invocation.request {
         case .verify, .enrol, .enrolReplace, .vaultState, .pinState: break

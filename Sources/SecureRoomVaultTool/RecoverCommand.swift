@@ -18,8 +18,8 @@ struct RecoverCommand: ParsableCommand {
             recovery key, a vault key erased by wipe_after, or a forgotten PIN you replaced \
             with 'secureroom enrol --replace'. Asks for the recovery key (40 digits, typed \
             without echo), then your PIN (checked as at login; a wrong one counts). The \
-            recovery key is tried first: a wrong one is refused and no PIN is asked or \
-            counted. Then the vault key is wrapped under your PIN and the vault is unlocked; \
+            recovery key is tried first: a wrong one is refused before the PIN is checked, and \
+            nothing is counted. Then the vault key is wrapped under your PIN and the vault is unlocked; \
             the recovery key keeps working. With --stdin both are read as lines from standard \
             input, the recovery key first.
 

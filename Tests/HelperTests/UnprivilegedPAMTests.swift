@@ -49,7 +49,7 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(
             result.errors,
             [
-                "PIN not accepted here: your PIN was set by an administrator and must be changed first: "
+                "PIN not accepted here: your PIN must be changed first: "
                     + "run 'secureroom change', or log in with it at a terminal."
             ])
         // The hinted change works, and the PIN is then good here too.

@@ -67,8 +67,12 @@ public final class UnprivilegedStage {
         }
         let files = FileManager.default
         try files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: sandbox.root)
+        // 0755 whatever the umask: the module's front loads its core only from a directory
+        // nobody else may write.
         for directory in ["bin", "etc-security", "etc-pam.d", "dev-host"] {
-            try files.createDirectory(atPath: sandbox.root + "/" + directory, withIntermediateDirectories: false)
+            try files.createDirectory(
+                atPath: sandbox.root + "/" + directory, withIntermediateDirectories: false,
+                attributes: [.posixPermissions: 0o755])
         }
         try files.createDirectory(
             atPath: scratch, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])

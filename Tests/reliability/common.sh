@@ -24,7 +24,7 @@ if [ -z "${RELIABILITY_WORK:-}" ]; then
   need_artifacts "${ARTIFACTS[@]}"
   work=$(mktemp -d /tmp/secureroom-reliability.XXXXXX)
   trap 'rm -rf "$work"' EXIT
-  mkdir -p "$work/bin"
+  mkdir -p -m 0755 "$work/bin"
   for artifact in "${ARTIFACTS[@]}"; do cp "$REPO/.build/release/$artifact" "$work/bin/"; done
   status=0
   # /etc/security is copied as a whole, so no file is created on the host.

@@ -36,7 +36,23 @@ public struct PINAdministration {
         let now = clock.now().wallSeconds
         var record = try derive(pin, for: user, created: now, vaultKey: vaultKey)
         if mustChange { record.mustChange = now }
-        let replaced = try store.withExclusiveLock(for: user) { () -> CredentialRecord? in
+        let replaced: CredentialRecord?
+        do {
+            replaced = try writeNewPIN(record, for: user, expected: expected, ifNone: ifNone, recovery: recovery)
+        } catch {
+            release(record)  // never written: nobody names its index
+            throw error
+        }
+        release(replaced)
+    }
+
+    /// `setPIN`'s write, under the user's lock: the checks against what is there now, then
+    /// the records. Returns the credential it replaced.
+    private func writeNewPIN(
+        _ record: CredentialRecord, for user: UserName, expected: CredentialRecord?, ifNone: Bool,
+        recovery: RecoveryRecord?
+    ) throws -> CredentialRecord? {
+        try store.withExclusiveLock(for: user) { () -> CredentialRecord? in
             let current = try store.credential(for: user)
             if let expected, current != expected { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
             if ifNone, current != nil { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
@@ -48,7 +64,6 @@ public struct PINAdministration {
             try store.removeOffer(for: user)
             return current
         }
-        release(replaced)
     }
 
     /// A user without a PIN creates one (`enrol=`, `secureroom enrol`): set only if the
@@ -139,13 +154,20 @@ public struct PINAdministration {
         let chip = TPMChip(store.configuration)
         let master: SecretBytes
         var binding: TPMBinding?
-        if bind || bindsNewPINs(chip),
-            let (counted, boundMaster) = try bindUnlessFull(
-                try PINKeys.boundMaterial(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters),
-                on: chip, required: bind || store.configuration.tpm == .required)
+        let required = bind || store.configuration.tpm == .required
+        // The decoys' index first: a chip with room for it and none for the PIN's leaves
+        // nothing behind.
+        if bind || bindsNewPINs(chip), try unlessFull(required: required, { try ensureDecoy(on: chip) }) != nil,
+            let (counted, boundMaster) = try unlessFull(
+                required: required,
+                {
+                    try BoundKeys.bind(
+                        try PINKeys.boundMaterial(
+                            pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters),
+                        limit: UInt32(store.configuration.lockout.deny), pcrs: store.configuration.tpmPCRs, on: chip)
+                })
         {
             (binding, master) = (.pinIndex(counted), boundMaster)
-            try ensureDecoy(on: chip)
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         }
@@ -157,15 +179,12 @@ public struct PINAdministration {
             binding: binding)
     }
 
-    /// Binds `material` to a new counter on `chip`; nil when the chip has no room for one
-    /// and the binding is not `required` (`tpm=auto`: the PIN stays unbound, as without a
-    /// chip; `secureroom set` says so).
-    private func bindUnlessFull(
-        _ material: SecretBytes, on chip: TPMChip, required: Bool
-    ) throws -> (PinIndexBinding, SecretBytes)? {
+    /// `body`'s result, or nil when the chip has no room for another index and binding is
+    /// not `required` (`tpm=auto`: the PIN stays unbound, as without a chip; `secureroom
+    /// set` says so).
+    private func unlessFull<T>(required: Bool, _ body: () throws -> T) throws -> T? {
         do {
-            return try BoundKeys.bind(
-                material, limit: UInt32(store.configuration.lockout.deny), pcrs: store.configuration.tpmPCRs, on: chip)
+            return try body()
         } catch SecureRoomError.tpm(.full) where !required {
             return nil
         }
@@ -192,11 +211,18 @@ public struct PINAdministration {
     }
 
     /// Frees the index of a binding no record names any more, where the owner's
-    /// authorization is a factory chip's empty one. On a hardened chip only the holder of
-    /// the TPM recovery secret can (`secureroom tpm status` counts what is left). Best
-    /// effort: the record that replaced it is already written.
+    /// authorization is a factory chip's empty one (on a hardened chip only the holder of
+    /// the TPM recovery secret can: `secureroom tpm status` counts what is left). Only
+    /// on the chip the binding was made on (its storage key's name), and only when no
+    /// other record or the decoys name the handle: after a chip was cleared, or old state
+    /// files put back, the handle may be someone else's index now, with the same Name.
+    /// Best effort: the record that replaced it is already written.
     private func release(_ binding: PinIndexBinding, on chip: TPMChip) {
-        _ = try? chip.withConnection { try PinCounter(connection: $0, index: binding.index).undefine(ownerAuth: []) }
+        guard let named = try? store.pinIndicesNamed(), !named.contains(binding.index) else { return }
+        _ = try? chip.withConnection { connection in
+            guard try connection.storageKeyName() == binding.sealed.parentName else { return }
+            try PinCounter(connection: connection, index: binding.index).undefine(ownerAuth: [])
+        }
     }
 
     /// Whether a PIN set now is bound to `chip` (`tpm=`).

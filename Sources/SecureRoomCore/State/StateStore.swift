@@ -126,6 +126,16 @@ public final class StateStore {
         return try TPMDecoy(parsing: bytes, path: directory.path + "/" + TPMDecoy.fileName)
     }
 
+    /// The PIN indices the records name: every readable credential's and the decoys'.
+    public func pinIndicesNamed() throws -> Set<UInt32> {
+        var named: Set<UInt32> = []
+        for user in try enrolledUsers() {
+            if case .pinIndex(let binding)? = (try? credential(for: user))??.binding { named.insert(binding.index) }
+        }
+        if case .pinIndex(let binding)? = try tpmDecoy() { named.insert(binding.index) }
+        return named
+    }
+
     /// Writes the decoys' TPM objects atomically.
     public func write(_ decoy: TPMDecoy) throws {
         try users().writeAtomically(TPMDecoy.fileName, contents: decoy.serialized())

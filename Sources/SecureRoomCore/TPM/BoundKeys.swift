@@ -37,10 +37,19 @@ enum BoundKeys {
             return try withAuth(material) { auth in
                 let boot = pcrs.isEmpty ? nil : try PCRPolicy.current(pcrs, connection)
                 let counter = try defineCounter(authValue: auth, limit: limit, connection)
-                let sealed = try secret.withUnsafeBytes {
-                    try PinSealer(connection: connection).seal(Array($0), behind: counter, pcrs: boot)
+                do {
+                    let sealed = try secret.withUnsafeBytes { raw -> ObjectBlob in
+                        var copy = Array(raw)
+                        defer { wipe(&copy) }
+                        return try PinSealer(connection: connection).seal(copy, behind: counter, pcrs: boot)
+                    }
+                    return PinIndexBinding(
+                        index: counter.index, indexName: try counter.name(), sealed: sealed, pcrs: boot)
+                } catch {
+                    // Nobody will name this index: free it where the owner allows (a factory chip).
+                    try? counter.undefine(ownerAuth: [])
+                    throw error
                 }
-                return PinIndexBinding(index: counter.index, indexName: try counter.name(), sealed: sealed, pcrs: boot)
             }
         }
         return (binding, master(material, secret: secret))

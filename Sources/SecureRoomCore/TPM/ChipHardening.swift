@@ -77,6 +77,9 @@ public enum ChipHardening {
         of binding: PinIndexBinding, limit: Int, on chip: TPMChip, secret: TPMRecoverySecret
     ) throws {
         try chip.withConnection { connection in
+            // Only on the chip the binding was made on: after a clear, the handle may hold
+            // another PIN's index.
+            guard try connection.storageKeyName() == binding.sealed.parentName else { throw TPMError.parentMismatch }
             do {
                 try secret.withAuth {
                     try PinCounter(connection: connection, index: binding.index)

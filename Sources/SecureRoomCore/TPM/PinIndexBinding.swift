@@ -31,6 +31,17 @@ public struct PinIndexBinding: Equatable, Sendable {
         self.pcrs = pcrs
     }
 
+    /// Where the PIN stands on `chip`, read without counting anything (the index's read
+    /// branch, `TPM2_PCR_Read`): its wrong PINs and limit, and whether the boot is the one
+    /// the secret was sealed to.
+    public func standing(on chip: TPMChip) throws -> (count: UInt32, limit: UInt32, bootMatches: Bool) {
+        try chip.withConnection { connection in
+            let counter = try PinCounter(connection: connection, index: index).read()
+            let boot = try pcrs.map { try PCRPolicy.current($0.pcrs, connection) }
+            return (counter.count, counter.limit, boot == pcrs)
+        }
+    }
+
     /// The record lines, in FORMAT.md's order.
     var fields: [(String, String)] {
         [

@@ -37,7 +37,8 @@ public protocol PINAuthority {
 
     /// Brings back `user`'s vault with their recovery key (`secureroom-vault recover`):
     /// only when a check can happen, `recoveryKey` is asked first and must open the
-    /// recovery record (else `wrongRecoveryKey`, and no PIN is asked or counted); then the
+    /// recovery record (else `wrongRecoveryKey`, and no PIN is checked or counted; through
+    /// the helper the PIN is sent with the key); then the
     /// PIN is checked exactly like `check`, and the vault key is wrapped under it. On
     /// `.success` the outcome carries the vault key. The recovery record stays: the key
     /// keeps working. A vault that already opens with the PIN is `vaultKeyExists`.
@@ -174,6 +175,10 @@ public struct LocalPINAuthority: PINAuthority {
             }
         ) { credential, master in
             guard let vaultKey else { throw SecureRoomError.wrongRecoveryKey(user: user.rawValue) }
+            // Again under the lock: a vault key set up meanwhile is not overwritten.
+            if credential.vaultKey != nil {
+                throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false)
+            }
             try administration.restoreVault(&credential, master: master, vaultKey: vaultKey)
         }
     }

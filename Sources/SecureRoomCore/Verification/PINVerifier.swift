@@ -108,14 +108,9 @@ public struct PINVerifier {
     /// Refuses a PIN whose counter reached its limit (`pinSpent`), or that was sealed to
     /// another boot (`bootChanged`): reads anyone may make, which count nothing.
     private static func requireCounter(_ binding: PinIndexBinding, _ chip: TPMChip) throws {
-        let (counter, boot) = try chip.withConnection { connection in
-            (
-                try PinCounter(connection: connection, index: binding.index).read(),
-                try binding.pcrs.map { try PCRPolicy.current($0.pcrs, connection) }
-            )
-        }
-        if boot != binding.pcrs { throw SecureRoomError.tpm(.bootChanged) }
-        if counter.count >= counter.limit { throw SecureRoomError.tpm(.pinSpent) }
+        let standing = try binding.standing(on: chip)
+        if !standing.bootMatches { throw SecureRoomError.tpm(.bootChanged) }
+        if standing.count >= standing.limit { throw SecureRoomError.tpm(.pinSpent) }
     }
 
     /// Checks `pin` for `user` as described above.

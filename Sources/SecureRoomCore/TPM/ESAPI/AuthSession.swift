@@ -15,8 +15,9 @@ import CTSS2
 ///   cannot derive the session key even though the entities' authValues are
 ///   empty.
 /// * `.saltedPolicy`: policy session, salted with the SRK, AES-128-CFB.
-///   Used with `PolicyAuthValue` to authorize the sealed PIN object, and with
-///   `encrypt` so the unsealed secret comes back encrypted.
+///   Used with PolicySecret (a PIN's counter) or PolicyAuthValue (version 2) to
+///   authorize the sealed PIN object, with `encrypt` so the unsealed secret comes
+///   back encrypted, and for the PIN counter's writes.
 /// * `.policy`: policy session, neither salted nor encrypted: for what anyone
 ///   may do and nothing secret crosses (reading a PIN's counter).
 /// * `.trial`: trial policy session (no salt, no encryption) only to compute

@@ -109,9 +109,16 @@ public struct PinCounter {
                 }
             }
         }
-        try write(count: 0, limit: limit, through: .firstWrite)
-        let written = try read()
-        guard written == (0, limit) else { throw TPMError.pinIndexTampered(count: written.count, limit: written.limit) }
+        do {
+            try write(count: 0, limit: limit, through: .firstWrite)
+            let written = try read()
+            guard written == (0, limit) else {
+                throw TPMError.pinIndexTampered(count: written.count, limit: written.limit)
+            }
+        } catch {
+            try? undefine(ownerAuth: [])  // defined, but not ours to use: freed where the owner allows
+            throw error
+        }
     }
 
     /// Writes `pinCount` and `pinLimit` through `branch` of the index's policy.
