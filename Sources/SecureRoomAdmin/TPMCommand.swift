@@ -7,7 +7,7 @@ import ArgumentParser
 struct TPMCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tpm",
-        abstract: "Show the TPM's state, or set its dictionary-attack parameters once.",
-        subcommands: [TPMStatusCommand.self, TPMHardenCommand.self],
+        abstract: "Show the TPM's state, harden it once, or free the counters of replaced PINs.",
+        subcommands: [TPMStatusCommand.self, TPMHardenCommand.self, TPMPruneCommand.self],
         defaultSubcommand: TPMStatusCommand.self)
 }

@@ -23,7 +23,8 @@ struct TPMStatusCommand: ParsableCommand {
             lockout authorizations set), owner_auth_set, lockout_auth_set, platform_open, counter, \
             max_tries, recovery_seconds (one failure forgotten per interval), \
             lockout_recovery_seconds, in_lockout, pin_indices (SecureRoom's indices defined on the \
-            chip: bound PINs, the decoys', and those of PINs replaced on a hardened chip); and \
+            chip: bound PINs, the decoys', and those of PINs replaced on a hardened chip), \
+            pin_indices_unnamed (those no record names: 'secureroom tpm prune' frees them); and \
             bound_users, unbound_users (PINs in the state directory).
             """)
 
@@ -46,6 +47,7 @@ struct TPMStatusCommand: ParsableCommand {
         let ownerAuthSet: Bool?
         let platformOpen: Bool?
         let pinIndices: Int?
+        let unnamedPinIndices: Int?
         let boundUsers: Int
         let unboundUsers: Int
 
@@ -60,6 +62,7 @@ struct TPMStatusCommand: ParsableCommand {
             case hardened
             case platformOpen = "platform_open"
             case pinIndices = "pin_indices"
+            case unnamedPinIndices = "pin_indices_unnamed"
             case boundUsers = "bound_users"
             case unboundUsers = "unbound_users"
         }
@@ -73,6 +76,7 @@ struct TPMStatusCommand: ParsableCommand {
             try object.encode(ownerAuthSet, forKey: .ownerAuthSet)
             try object.encode(platformOpen, forKey: .platformOpen)
             try object.encode(pinIndices, forKey: .pinIndices)
+            try object.encode(unnamedPinIndices, forKey: .unnamedPinIndices)
             try object.encode(counter, forKey: .counter)
             try object.encode(maxTries, forKey: .maxTries)
             try object.encode(recoverySeconds, forKey: .recoverySeconds)
@@ -99,14 +103,16 @@ struct TPMStatusCommand: ParsableCommand {
             for user in try store.enrolledUsers() {
                 if try store.credential(for: user)?.binding != nil { bound += 1 } else { unbound += 1 }
             }
-            let chipState: (status: DAStatus, platformOpen: Bool, indices: Int)?
+            // The indices no record names: replaced PINs' on a hardened chip (`tpm prune`).
+            let named = try store.pinIndicesNamed()
+            let chipState: (status: DAStatus, platformOpen: Bool, indices: [UInt32])?
             var absence = ""
             do {
                 chipState = try chip.withConnection { connection in
                     (
                         try DAStatus.read(connection),
                         try OwnerHierarchy(connection: connection).platformHierarchyIsOpen(),
-                        try connection.nvIndices(in: PinIndexBinding.handles).count
+                        try connection.nvIndices(in: PinIndexBinding.handles)
                     )
                 }
             } catch SecureRoomError.tpm(let problem) {
@@ -121,7 +127,9 @@ struct TPMStatusCommand: ParsableCommand {
                 recoverySeconds: status?.lockoutInterval, lockoutRecoverySeconds: status?.lockoutRecovery,
                 inLockout: status?.inLockout, lockoutAuthSet: status?.lockoutAuthSet,
                 ownerAuthSet: status?.ownerAuthSet, platformOpen: chipState?.platformOpen,
-                pinIndices: chipState?.indices, boundUsers: bound, unboundUsers: unbound)
+                pinIndices: chipState?.indices.count,
+                unnamedPinIndices: chipState?.indices.filter { !named.contains($0) }.count, boundUsers: bound,
+                unboundUsers: unbound)
             if json {
                 print(try JSONOutput.text(report))
                 return
@@ -138,7 +146,8 @@ struct TPMStatusCommand: ParsableCommand {
                 TPM             present, manufacturer \(report.manufacturer ?? "?")
                 hardened        \(hardened ? "yes: owner and lockout authorizations set" : "NO")
                 platform        \(chipState.platformOpen ? "OPEN: its firmware did not close it" : "closed")
-                PINs            \(bound) bound, \(unbound) not bound; \(chipState.indices) PIN counters on the chip
+                PINs            \(bound) bound, \(unbound) not bound; \(report.pinIndices ?? 0) PIN counters on the \
+                chip, \(report.unnamedPinIndices ?? 0) of replaced PINs ('secureroom tpm prune' frees them)
                 DA counter      \(status.lockoutCounter) of \(status.maxAuthFail) failed authorizations\
                 \(status.inLockout ? " (IN LOCKOUT)" : ""), one forgotten every \(status.lockoutInterval) s
                 """)

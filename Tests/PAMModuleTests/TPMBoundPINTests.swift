@@ -257,6 +257,28 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try tpmStatus(sandbox)?["present"] as? Bool, false)
     }
 
+    /// On a hardened chip a replaced PIN's counter cannot be freed without the TPM recovery
+    /// secret: `tpm status` counts them, `tpm prune` with the secret frees them (a wrong
+    /// secret frees nothing), and the PINs in use keep working.
+    func testPruneFreesTheCountersOfReplacedPINsWithTheSecret() throws {
+        let sandbox = try boundSandbox()
+        let harden = try sandbox.cli(["tpm", "harden"])
+        XCTAssertEqual(harden.status, 0, harden.errorOutput)
+        let secret = try XCTUnwrap(harden.output.split(separator: "\n").first { $0.hasPrefix("hex:") })
+        for replacement in ["2468", "7531"] { try sandbox.setPIN(user, pin: replacement) }
+        XCTAssertEqual(try tpmStatus(sandbox)?["pin_indices_unnamed"] as? Int, 2, "two replaced PINs' counters")
+        let wrong = try sandbox.cli(["tpm", "prune"], input: "hex:" + String(repeating: "ab", count: 32) + "\n")
+        XCTAssertEqual(wrong.status, 1)
+        XCTAssertEqual(try tpmStatus(sandbox)?["pin_indices_unnamed"] as? Int, 2)
+        let pruned = try sandbox.cli(["tpm", "prune"], input: secret + "\n")
+        XCTAssertEqual(pruned.status, 0, pruned.errorOutput)
+        XCTAssertTrue(pruned.output.hasPrefix("Freed 2 counters"), pruned.output)
+        let after = try tpmStatus(sandbox)
+        XCTAssertEqual(after?["pin_indices_unnamed"] as? Int, 0)
+        XCTAssertEqual(after?["pin_indices"] as? Int, 2, "the PIN's and the decoys'")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["7531"]).code, PAMCode.success)
+    }
+
     /// The attacker on a hardened chip whose platform hierarchy the firmware closed:
     /// root without the TPM recovery secret. After every wrong guess they put back the whole
     /// state directory, run `secureroom reset`, and try to clear the chip, reset its

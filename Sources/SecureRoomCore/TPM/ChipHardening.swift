@@ -70,6 +70,27 @@ public enum ChipHardening {
         }
     }
 
+    /// Removes, with the owner authorization `secret`, every index at SecureRoom's handles
+    /// that `named` (`StateStore.pinIndicesNamed`) does not hold: the counters of PINs
+    /// replaced or removed on a hardened chip, which nothing else can free. Returns how
+    /// many were removed. Run while no PIN is being set: an index defined for a PIN whose
+    /// record is not written yet is not named.
+    public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret, keeping named: Set<UInt32>) throws -> Int {
+        try chip.withConnection { connection in
+            let unnamed = try connection.nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
+            do {
+                try secret.withAuth { auth in
+                    for index in unnamed {
+                        try PinCounter(connection: connection, index: index).undefine(ownerAuth: auth)
+                    }
+                }
+            } catch TPMError.wrongAuth {
+                throw SecureRoomError.tpm(.failed("the chip refused the TPM recovery secret"))
+            }
+            return unnamed.count
+        }
+    }
+
     /// Sets the counter of `binding` back to 0 with the owner authorization `secret`, its
     /// limit to `limit` (`secureroom reset --tpm-secret`). A wrong secret is refused by the
     /// chip (owner authorizations are not counted by its dictionary-attack logic).

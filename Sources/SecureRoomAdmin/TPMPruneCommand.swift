@@ -1,0 +1,41 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
+import ArgumentParser
+import SecureRoomCommandLine
+import SecureRoomCore
+import SecureRoomProgramSupport
+
+/// `secureroom tpm prune`: frees, with the TPM recovery secret, the counters no record names.
+struct TPMPruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Free the TPM counters of replaced and removed PINs, with the TPM recovery secret.",
+        discussion: """
+            Each bound PIN has its own counter in the chip (an NV index). On a chip that is \
+            not hardened, a PIN that is replaced or removed frees its counter at once; on a \
+            hardened one only the TPM recovery secret can, so the counters of old PINs stay \
+            and fill the chip ('secureroom tpm status' shows pin_indices and how many no \
+            record names). This removes every SecureRoom counter that neither a user's PIN \
+            nor the decoys name, with the secret that 'secureroom tpm harden' printed (typed \
+            without echo, or one line on standard input). Run it while no PIN is being set.
+            """)
+
+    @OptionGroup var state: StateOptions
+
+    func run() throws {
+        try requireRoot("tpm prune")
+        try reportingFailures {
+            let store = try state.store()
+            let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
+            guard let secret = TPMRecoverySecret(typed: typed) else {
+                throw ValidationError("a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
+            }
+            let named = try store.pinIndicesNamed()
+            let freed = try ChipHardening.prune(TPMChip(store.configuration), secret: secret, keeping: named)
+            SystemLog.open(identity: "secureroom")
+            SystemLog.notice("TPM: freed \(freed) counters no record names")
+            print("Freed \(freed) counters of replaced or removed PINs; \(named.count) in use.")
+        }
+    }
+}
