@@ -29,7 +29,8 @@ struct TPMPruneCommand: ParsableCommand {
             let store = try state.store()
             let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
             guard let secret = TPMRecoverySecret(typed: typed) else {
-                throw ValidationError("a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
+                throw ValidationError(
+                    "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
             }
             let named = try store.pinIndicesNamed()
             let freed = try ChipHardening.prune(TPMChip(store.configuration), secret: secret, keeping: named)

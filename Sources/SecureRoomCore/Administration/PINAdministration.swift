@@ -34,6 +34,9 @@ public struct PINAdministration {
         mustChange: Bool = false
     ) throws {
         let now = clock.now().wallSeconds
+        // A PIN the user sets (a change, enrolment) on a hardened chip leaves its old
+        // counter behind: refuse while too many of those wait for `tpm prune`.
+        if expected != nil || ifNone { try refuseWhileUnprunedCountersPileUp() }
         var record = try derive(pin, for: user, created: now, vaultKey: vaultKey)
         if mustChange { record.mustChange = now }
         let replaced: CredentialRecord?
@@ -44,6 +47,24 @@ public struct PINAdministration {
             throw error
         }
         release(replaced)
+    }
+
+    /// How many counters no record names a hardened chip may hold before users may no
+    /// longer replace their own PINs (`TPMProblem.pruneNeeded`).
+    static let unprunedCounterLimit = 8
+
+    /// Throws `pruneNeeded` when PINs are bound here (`tpm=`) and the chip holds
+    /// `unprunedCounterLimit` or more indices no record names. A chip that does not answer
+    /// is left for the binding itself to report.
+    private func refuseWhileUnprunedCountersPileUp() throws {
+        let chip = TPMChip(store.configuration)
+        guard store.configuration.tpm != .off,
+            let defined = try? chip.withConnection({ try $0.nvIndices(in: PinIndexBinding.handles) })
+        else { return }
+        let named = try store.pinIndicesNamed()
+        if defined.filter({ !named.contains($0) }).count >= Self.unprunedCounterLimit {
+            throw SecureRoomError.tpm(.pruneNeeded)
+        }
     }
 
     /// `setPIN`'s write, under the user's lock: the checks against what is there now, then

@@ -140,6 +140,7 @@ public enum HelperReply {
         case .tpm(.otherChip): return "tpm other-chip"
         case .tpm(.pinSpent): return "tpm pin-spent"
         case .tpm(.full): return "tpm full"
+        case .tpm(.pruneNeeded): return "tpm prune-needed"
         case .tpm(.bootChanged): return "tpm boot-changed"
         case .tpm(.failed): return "tpm failed"
         case .denied(let reason): return "denied " + Self.printable(reason)
@@ -181,6 +182,7 @@ public enum HelperReply {
             case ["other-chip"]: self = .tpm(.otherChip)
             case ["pin-spent"]: self = .tpm(.pinSpent)
             case ["full"]: self = .tpm(.full)
+            case ["prune-needed"]: self = .tpm(.pruneNeeded)
             case ["boot-changed"]: self = .tpm(.bootChanged)
             case ["failed"]: self = .tpm(.failed(detail))
             case let words where words.count == 2 && (words[0] == "locked-out" || words[0] == "share-spent"):

@@ -98,6 +98,9 @@ public enum Messages {
         case .bootChanged:
             return "This computer started differently from when your PIN was set (firmware or boot changed); use "
                 + "your password, and set your PIN again."
+        case .pruneNeeded:
+            return "The security chip holds too many counters of old PINs; ask an administrator to run "
+                + "'secureroom tpm prune', then try again."
         case .full:
             return "The security chip has no room for another PIN; use your password, and ask an administrator."
         case .pinSpent:
