@@ -12,10 +12,11 @@
  * The core is looked for beside this file, then in ../secureroom/ (the installed
  * layout: /usr/lib/<triplet>/security/pam_secureroom.so and
  * /usr/lib/<triplet>/secureroom/pam_secureroom_core.so). Its directory and the file
- * must belong to this file's owner (or root) and be writable by nobody else; the file
- * is opened once, without following a link, checked on that descriptor, and loaded
- * through /proc/self/fd, so it cannot be swapped between the check and the load.
- * Nothing from the environment chooses it. If it cannot be loaded, every entry point
+ * must belong to this file's owner (or root) and be writable by nobody else (the file
+ * is checked on a descriptor opened without following a link): then only its owner or
+ * root could swap it between the check and the load, who could replace this file too.
+ * It is loaded by its path, so debuggers and /proc/PID/maps name it. Nothing from the
+ * environment chooses it. If it cannot be loaded, every entry point
  * logs why and answers PAM_SERVICE_ERR, as the core does for a failure it cannot map;
  * the next call tries again (only a success is kept).
  */
@@ -95,14 +96,12 @@ static void *load_core(char *why, size_t size)
                 if (fd < 0) {
                     continue;
                 }
-                char proc[64];
-                snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-                core = dlopen(proc, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+                close(fd);
+                core = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
                 if (core == NULL) {
                     const char *error = dlerror();
                     snprintf(why, size, "%.240s", error ? error : path);
                 }
-                close(fd);
             }
         }
     }

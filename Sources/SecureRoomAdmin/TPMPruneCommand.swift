@@ -18,7 +18,8 @@ struct TPMPruneCommand: ParsableCommand {
             and fill the chip ('secureroom tpm status' shows pin_indices and how many no \
             record names). This removes every SecureRoom counter that neither a user's PIN \
             nor the decoys name, with the secret that 'secureroom tpm harden' printed (typed \
-            without echo, or one line on standard input). Run it while no PIN is being set.
+            without echo, or one line on standard input; a chip that is not hardened needs \
+            none: counters left by interrupted PIN changes). Run it while no PIN is being set.
             """)
 
     @OptionGroup var state: StateOptions
@@ -27,13 +28,19 @@ struct TPMPruneCommand: ParsableCommand {
         try requireRoot("tpm prune")
         try reportingFailures {
             let store = try state.store()
-            let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
-            guard let secret = TPMRecoverySecret(typed: typed) else {
-                throw ValidationError(
-                    "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
+            let chip = TPMChip(store.configuration)
+            // A chip that is not hardened needs no secret (its owner authorization is empty).
+            var secret: TPMRecoverySecret?
+            if try ChipHardening.state(of: chip).hardened {
+                let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
+                guard let parsed = TPMRecoverySecret(typed: typed) else {
+                    throw ValidationError(
+                        "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
+                }
+                secret = parsed
             }
             let named = try store.pinIndicesNamed()
-            let freed = try ChipHardening.prune(TPMChip(store.configuration), secret: secret, keeping: named)
+            let freed = try ChipHardening.prune(chip, secret: secret, keeping: named)
             SystemLog.open(identity: "secureroom")
             SystemLog.notice("TPM: freed \(freed) counters no record names")
             print("Freed \(freed) counters of replaced or removed PINs; \(named.count) in use.")

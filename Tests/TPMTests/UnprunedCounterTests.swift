@@ -26,16 +26,21 @@ final class UnprunedCounterTests: XCTestCase {
         let harden = try sandbox.cli(["tpm", "harden"])
         XCTAssertEqual(harden.status, 0, harden.errorOutput)
         let secret = try XCTUnwrap(harden.output.split(separator: "\n").first { $0.hasPrefix("hex:") })
-        var configuration = try Configuration.load(arguments: ["conf=" + sandbox.config], reader: ConfigurationFile.read)
+        var configuration = try Configuration.load(
+            arguments: ["conf=" + sandbox.config], reader: ConfigurationFile.read)
         configuration.directory = sandbox.state
         let store = StateStore(configuration: configuration)
         let authority = LocalPINAuthority(store: store)
         // Each change leaves the old counter behind on the hardened chip.
         var current = "6193"
         for next in (0..<PINAdministration.unprunedCounterLimit).map({ String(format: "%04d", 2000 + $0 * 7) }) {
-            guard case .success = try authority.change(try UserName(user), current: { self.pin(current) }, new: { _ in
-                self.pin(next)
-            }) else { return XCTFail("change to \(next)") }
+            guard
+                case .success = try authority.change(
+                    try UserName(user), current: { self.pin(current) },
+                    new: { _ in
+                        self.pin(next)
+                    })
+            else { return XCTFail("change to \(next)") }
             current = next
         }
         XCTAssertThrowsError(
@@ -44,8 +49,12 @@ final class UnprunedCounterTests: XCTestCase {
         let set = try sandbox.cli(["set", user, "--stdin", "--allow-weak"], input: "8642\n")
         XCTAssertEqual(set.status, 0, "an administrator is not refused: " + set.errorOutput)
         XCTAssertEqual(try sandbox.cli(["tpm", "prune"], input: secret + "\n").status, 0)
-        guard case .success = try authority.change(try UserName(user), current: { self.pin("8642") }, new: { _ in
-            self.pin("5913")
-        }) else { return XCTFail("after the prune") }
+        guard
+            case .success = try authority.change(
+                try UserName(user), current: { self.pin("8642") },
+                new: { _ in
+                    self.pin("5913")
+                })
+        else { return XCTFail("after the prune") }
     }
 }

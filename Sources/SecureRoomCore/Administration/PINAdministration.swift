@@ -53,13 +53,16 @@ public struct PINAdministration {
     /// longer replace their own PINs (`TPMProblem.pruneNeeded`).
     static let unprunedCounterLimit = 8
 
-    /// Throws `pruneNeeded` when PINs are bound here (`tpm=`) and the chip holds
+    /// Throws `pruneNeeded` when PINs are bound here (`tpm=`), the chip is hardened (its
+    /// owner authorization set: only the secret frees an index), and it holds
     /// `unprunedCounterLimit` or more indices no record names. A chip that does not answer
     /// is left for the binding itself to report.
     private func refuseWhileUnprunedCountersPileUp() throws {
         let chip = TPMChip(store.configuration)
         guard store.configuration.tpm != .off,
-            let defined = try? chip.withConnection({ try $0.nvIndices(in: PinIndexBinding.handles) })
+            let defined = try? chip.withConnection({ connection -> [UInt32] in
+                try DAStatus.read(connection).ownerAuthSet ? connection.nvIndices(in: PinIndexBinding.handles) : []
+            })
         else { return }
         let named = try store.pinIndicesNamed()
         if defined.filter({ !named.contains($0) }).count >= Self.unprunedCounterLimit {

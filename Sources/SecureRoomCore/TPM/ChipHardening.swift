@@ -75,15 +75,15 @@ public enum ChipHardening {
     /// replaced or removed on a hardened chip, which nothing else can free. Returns how
     /// many were removed. Run while no PIN is being set: an index defined for a PIN whose
     /// record is not written yet is not named.
-    public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret, keeping named: Set<UInt32>) throws -> Int {
+    /// On a chip that is not hardened (`secret` nil) the owner's empty authorization does it.
+    public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret?, keeping named: Set<UInt32>) throws -> Int {
         try chip.withConnection { connection in
             let unnamed = try connection.nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
+            func undefineAll(_ auth: [UInt8]) throws {
+                for index in unnamed { try PinCounter(connection: connection, index: index).undefine(ownerAuth: auth) }
+            }
             do {
-                try secret.withAuth { auth in
-                    for index in unnamed {
-                        try PinCounter(connection: connection, index: index).undefine(ownerAuth: auth)
-                    }
-                }
+                if let secret { try secret.withAuth(undefineAll) } else { try undefineAll([]) }
             } catch TPMError.wrongAuth {
                 throw SecureRoomError.tpm(.failed("the chip refused the TPM recovery secret"))
             }
