@@ -11,7 +11,8 @@
  * freed unwiped, because glibc's free() writes its list pointers over the first bytes of
  * the block, which is where a short string lives. So this shim looks at each block as it
  * is freed (free, and the old block of a moving realloc): if it contains one of the PINs
- * of FILE (one per line) as ASCII, it is counted. At exit it writes to OUT:
+ * of FILE (one per line) as ASCII, not inside a longer run of digits (a lockout record's
+ * nanoseconds matched a 6-digit PIN once, 24 blocks in one run), it is counted. At exit it writes to OUT:
  *   freed-blocks: F
  *   freed-with-pin: H
  *   first: pin=K size=S offset=O    (up to 10 lines, for the first offending blocks)
@@ -67,20 +68,28 @@ __attribute__((constructor)) static void load(void)
     explicit_bzero(buffer, sizeof buffer);
 }
 
-/* Counts `block` if it holds a PIN (called just before it is released). */
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Counts `block` if it holds a PIN standing alone (called just before it is released). */
 static void inspect(void *block)
 {
     if (block == NULL)
         return;
     freed++;
     size_t size = malloc_usable_size(block);
+    const char *start = block, *end = start + size;
     for (int k = 0; k < pin_count; k++) {
-        const char *found = memmem(block, size, pins[k], lengths[k]);
-        if (found != NULL) {
+        for (const char *found = memmem(start, size, pins[k], lengths[k]); found != NULL;
+             found = memmem(found + 1, (size_t)(end - found - 1), pins[k], lengths[k])) {
+            /* A PIN as typed stands alone; inside a longer run of digits (a timestamp's
+             * nanoseconds in a lockout record) it is a chance match, not a PIN. */
+            const char *after = found + lengths[k];
+            if ((found > start && is_digit(found[-1])) || (after < end && is_digit(*after)))
+                continue;
             offending++;
             if (first_count < MAX_FIRST)
                 snprintf(first[first_count++], sizeof first[0], "first: pin=%d size=%zu offset=%zu",
-                         k, size, (size_t)(found - (const char *)block));
+                         k, size, (size_t)(found - start));
             return;
         }
     }
