@@ -99,11 +99,7 @@ struct ResetCommand: ParsableCommand {
         guard case .pinIndex(let binding)? = binding else {
             throw SecureRoomError.tpm(.failed("\(user)'s PIN has no counter in the TPM"))
         }
-        let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
-        guard let secret = TPMRecoverySecret(typed: typed) else {
-            throw ValidationError(
-                "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
-        }
+        let secret = try readTPMRecoverySecret()
         let deny = store.configuration.lockout.deny
         try ChipHardening.resetCounter(of: binding, limit: deny, on: TPMChip(store.configuration), secret: secret)
         SystemLog.notice("TPM counter of \(user)'s PIN set back (limit \(deny))")

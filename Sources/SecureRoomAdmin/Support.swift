@@ -118,8 +118,23 @@ func isRecordProblem(_ error: SecureRoomError, of user: UserName) -> Bool {
 /// bound to answers and is not hardened (docs/SECURITY.md §1.2).
 func warnIfChipNotHardened(_ configuration: Configuration, log: Bool = true) {
     guard let state = try? ChipHardening.state(of: TPMChip(configuration)), !state.hardened else { return }
-    printError(TPMStatusCommand.notHardened)
+    printError(chipNotHardened)
     guard log else { return }
     SystemLog.open(identity: "secureroom")
     SystemLog.warning("the TPM is not hardened: root can still out-guess bound PINs ('secureroom tpm harden')")
+}
+
+/// What an administrator is told while the chip is not hardened (`tpm status`, `set`, `init`).
+let chipNotHardened =
+    "warning: the TPM is not hardened: root can remove a bound PIN's counter and guess the PIN without limit; "
+    + "'secureroom tpm harden' closes that (it shows a TPM recovery secret to keep offline)"
+
+/// The TPM recovery secret `secureroom tpm harden` showed, typed without echo or one line
+/// on standard input (`reset --tpm-secret`, `tpm prune`).
+func readTPMRecoverySecret() throws -> TPMRecoverySecret {
+    let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
+    guard let secret = TPMRecoverySecret(typed: typed) else {
+        throw ValidationError("a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
+    }
+    return secret
 }

@@ -30,15 +30,7 @@ struct TPMPruneCommand: ParsableCommand {
             let store = try state.store()
             let chip = TPMChip(store.configuration)
             // A chip that is not hardened needs no secret (its owner authorization is empty).
-            var secret: TPMRecoverySecret?
-            if try ChipHardening.state(of: chip).hardened {
-                let typed = try HiddenLine.read(prompt: "TPM recovery secret: ", limit: 128)
-                guard let parsed = TPMRecoverySecret(typed: typed) else {
-                    throw ValidationError(
-                        "a TPM recovery secret is hex: and 64 hex digits, as 'secureroom tpm harden' showed it")
-                }
-                secret = parsed
-            }
+            let secret = try ChipHardening.state(of: chip).hardened ? readTPMRecoverySecret() : nil
             let named = try store.pinIndicesNamed()
             let freed = try ChipHardening.prune(chip, secret: secret, keeping: named)
             SystemLog.open(identity: "secureroom")

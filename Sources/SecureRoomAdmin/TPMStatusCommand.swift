@@ -88,11 +88,6 @@ struct TPMStatusCommand: ParsableCommand {
         }
     }
 
-    /// What an administrator is told while the chip is not hardened (also by `set`).
-    static let notHardened =
-        "warning: the TPM is not hardened: root can remove a bound PIN's counter and guess the PIN without limit; "
-        + "'secureroom tpm harden' closes that (it shows a TPM recovery secret to keep offline)"
-
     func run() throws {
         try requireRoot("tpm status")
         try reportingFailures {
@@ -152,7 +147,7 @@ struct TPMStatusCommand: ParsableCommand {
                 \(status.inLockout ? " (IN LOCKOUT)" : ""), one forgotten every \(status.lockoutInterval) s
                 """)
             if !hardened {
-                printError(Self.notHardened)
+                printError(chipNotHardened)
             }
             if chipState.platformOpen {
                 printError(

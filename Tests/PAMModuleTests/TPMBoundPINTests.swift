@@ -22,7 +22,7 @@ final class TPMBoundPINTests: XCTestCase {
     /// A sandbox whose PINs are bound to `chip` (default: this test's TPM).
     private func boundSandbox(_ chip: SoftwareTPM? = nil, extra: String = "") throws -> Sandbox {
         let sandbox = try Sandbox(
-            configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \((chip ?? tpm).tcti)\n" + extra)
+            configuration: (chip ?? tpm).requiredConfiguration + extra)
         try sandbox.setPIN(user, pin: pin)
         try sandbox.probeService()
         return sandbox
@@ -68,7 +68,7 @@ final class TPMBoundPINTests: XCTestCase {
         let sandbox = try boundSandbox()
         let other = try SoftwareTPM()
         defer { other.stop() }
-        try sandbox.write(sandbox.config, Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(other.tcti)\n", mode: 0o600)
+        try sandbox.write(sandbox.config, other.requiredConfiguration, mode: 0o600)
         let run = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(run.code, PAMCode.authInfoUnavailable)
         XCTAssertTrue(run.errors.joined().contains("belongs to another security chip"), "\(run.errors)")
@@ -146,7 +146,7 @@ final class TPMBoundPINTests: XCTestCase {
     /// says why; `tpm=auto` keeps it unbound and says so, and the PIN works.
     func testAFullChipRefusesOrKeepsThePINUnbound() throws {
         try tpm.fillNV()
-        let required = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let required = try Sandbox(configuration: tpm.requiredConfiguration)
         let refused = try required.cli(["set", user, "--stdin", "--allow-weak"], input: pin + "\n")
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.errorOutput.contains("no room for another PIN's counter"), refused.errorOutput)
@@ -391,7 +391,7 @@ final class TPMBoundPINTests: XCTestCase {
     /// `tpm=required` with no TPM: setting a PIN fails with a clear error, nothing written.
     func testRequiredWithoutATPMRefusesToSetAPIN() throws {
         tpm.stop()
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let sandbox = try Sandbox(configuration: tpm.requiredConfiguration)
         let result = try sandbox.cli(["set", user, "--stdin", "--allow-weak"], input: pin + "\n")
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.errorOutput.contains("the TPM does not answer"), result.errorOutput)

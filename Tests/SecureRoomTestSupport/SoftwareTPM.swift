@@ -66,6 +66,9 @@ public final class SoftwareTPM {
         pid = nil
     }
 
+    /// `Sandbox.fastKDF` with new PINs bound to this TPM (`tpm=required`).
+    public var requiredConfiguration: String { Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tcti)\n" }
+
     /// Runs a tpm2-tools command against this TPM.
     @discardableResult
     public func tool(_ arguments: [String]) throws -> ProcessResult {

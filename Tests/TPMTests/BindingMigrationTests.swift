@@ -47,7 +47,7 @@ final class BindingMigrationTests: XCTestCase {
         setenv("TSS2_LOG", "all+none", 1)
         let tpm = try SoftwareTPM()
         defer { tpm.stop() }
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let sandbox = try Sandbox(configuration: tpm.requiredConfiguration)
         try sandbox.setPIN(user, pin: "2468")
         try sandbox.probeService()
         let path = "\(sandbox.state)/users/\(user).credential"

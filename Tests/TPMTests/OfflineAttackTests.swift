@@ -41,7 +41,7 @@ final class OfflineAttackTests: XCTestCase {
         setenv("TSS2_LOG", "all+none", 1)
         let tpm = try SoftwareTPM()
         defer { tpm.stop() }
-        let result = try attack(Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let result = try attack(tpm.requiredConfiguration)
         XCTAssertEqual(result.candidates, 10_000)
         XCTAssertNil(result.pin)
         XCTAssertEqual(result.wrongGuesses, [])

@@ -21,7 +21,7 @@ final class UnprunedCounterTests: XCTestCase {
         setenv("TSS2_LOG", "all+none", 1)
         let tpm = try SoftwareTPM()
         defer { tpm.stop() }
-        let sandbox = try Sandbox(configuration: Sandbox.fastKDF + "tpm = required\ntpm_tcti = \(tpm.tcti)\n")
+        let sandbox = try Sandbox(configuration: tpm.requiredConfiguration)
         try sandbox.setPIN(user, pin: "6193")
         let harden = try sandbox.cli(["tpm", "harden"])
         XCTAssertEqual(harden.status, 0, harden.errorOutput)

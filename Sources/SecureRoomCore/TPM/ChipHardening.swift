@@ -79,13 +79,8 @@ public enum ChipHardening {
     public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret?, keeping named: Set<UInt32>) throws -> Int {
         try chip.withConnection { connection in
             let unnamed = try connection.nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
-            func undefineAll(_ auth: [UInt8]) throws {
+            try asOwner(secret) { auth in
                 for index in unnamed { try PinCounter(connection: connection, index: index).undefine(ownerAuth: auth) }
-            }
-            do {
-                if let secret { try secret.withAuth(undefineAll) } else { try undefineAll([]) }
-            } catch TPMError.wrongAuth {
-                throw SecureRoomError.tpm(.failed("the chip refused the TPM recovery secret"))
             }
             return unnamed.count
         }
@@ -101,14 +96,20 @@ public enum ChipHardening {
             // Only on the chip the binding was made on: after a clear, the handle may hold
             // another PIN's index.
             guard try connection.storageKeyName() == binding.sealed.parentName else { throw TPMError.parentMismatch }
-            do {
-                try secret.withAuth {
-                    try PinCounter(connection: connection, index: binding.index)
-                        .reset(limit: UInt32(limit), ownerAuth: $0)
-                }
-            } catch TPMError.wrongAuth {
-                throw SecureRoomError.tpm(.failed("the chip refused the TPM recovery secret"))
+            try asOwner(secret) {
+                try PinCounter(connection: connection, index: binding.index).reset(limit: UInt32(limit), ownerAuth: $0)
             }
+        }
+    }
+
+    /// Runs `body` with the owner authorization `secret` (nil: a factory chip's empty one);
+    /// the chip's refusal of it becomes one message (owner authorizations are not counted
+    /// by its dictionary-attack logic).
+    private static func asOwner(_ secret: TPMRecoverySecret?, _ body: ([UInt8]) throws -> Void) throws {
+        do {
+            if let secret { try secret.withAuth(body) } else { try body([]) }
+        } catch TPMError.wrongAuth {
+            throw SecureRoomError.tpm(.failed("the chip refused the TPM recovery secret"))
         }
     }
 }
