@@ -167,7 +167,7 @@ struct Authentication {
             outcome = .locked(status)
         } else {
             do {
-                try verifier.requireTPM(for: user)
+                try verifier.requireCheckable(for: user)
                 outcome = try verifier.verifyDecoy(try obtainPIN(), for: user)
             } catch SecureRoomError.tpm(let problem) {
                 call.tell(Messages.tpm(problem))

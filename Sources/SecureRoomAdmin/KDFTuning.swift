@@ -5,8 +5,9 @@ import Glibc
 import SecureRoomCore
 
 /// Chooses argon2id parameters for a time budget on this machine, memory first, as
-/// RFC 9106 §4 advises: take the most memory allowed with one pass; if that is over the
-/// budget, shrink the memory; otherwise add passes while they fit. When the memory is
+/// RFC 9106 §4 advises: take the most memory allowed with the floor's passes
+/// (`KDFParameters.floor`); if that is over the budget, shrink the memory down to the
+/// floor's; otherwise add passes while they fit. When the memory is
 /// capped and the next pass would overshoot with most of the budget unused, that pass is
 /// tried over less memory and kept if it is more work (m × t) within the budget.
 struct KDFTuning {
@@ -44,9 +45,6 @@ struct KDFTuning {
             measure: { try Self.timeRun($0) })
     }
 
-    /// The smallest memory worth proposing: 8 MiB (below that argon2 is cheap to attack).
-    static let minimumMemoryKiB: UInt32 = 8_192
-
     /// What a tuning tried and what it proposes.
     struct Outcome: Sendable {
         /// Every configuration measured, in order.
@@ -68,18 +66,19 @@ struct KDFTuning {
             trials.append(result)
             return result
         }
-        let floor = max(Self.minimumMemoryKiB, 8 * lanes)
+        let floor = max(KDFParameters.floor.memoryKiB, 8 * lanes)
+        let leastPasses = KDFParameters.floor.iterations
         // `memory`, which takes `milliseconds`, scaled to the budget with `margin`, in whole MiB.
         func toward(_ milliseconds: Double, _ memory: UInt32, margin: Double) -> UInt32 {
             UInt32(Double(memory) * targetMilliseconds / milliseconds * margin) / 1_024 * 1_024
         }
         func work(_ trial: Trial) -> UInt64 { UInt64(trial.parameters.memoryKiB) * UInt64(trial.parameters.iterations) }
-        // 1. Memory first: the most allowed, one pass, shrunk (in whole MiB) until it fits.
+        // 1. Memory first: the most allowed, the floor's passes, shrunk (in whole MiB) until it fits.
         var memory = max(floor, maximumMemoryKiB)
-        var best = try trial(memory, 1)
+        var best = try trial(memory, leastPasses)
         while best.milliseconds > targetMilliseconds && memory > floor {
             memory = max(floor, min(memory - 1_024, toward(best.milliseconds, memory, margin: 0.95)))
-            best = try trial(memory, 1)
+            best = try trial(memory, leastPasses)
         }
         guard best.milliseconds <= targetMilliseconds else {
             return Outcome(trials: trials, proposal: best, fits: false)
@@ -87,7 +86,7 @@ struct KDFTuning {
         // 2. Then passes, while the next one still fits. Page faults are paid once, not per
         //    pass, so a pass costs less than the average so far: measure unless the
         //    estimate is far over.
-        var passes: UInt32 = 1
+        var passes = leastPasses
         while passes < KDFParameters.iterationRange.upperBound,
             best.milliseconds * Double(passes + 1) / Double(passes) <= targetMilliseconds * 1.5
         {

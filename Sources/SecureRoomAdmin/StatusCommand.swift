@@ -21,7 +21,9 @@ struct StatusCommand: ParsableCommand {
             "recovery-only": only the recovery key can; "none"), and argon2 (the record's \
             parameters) with argon2_below_policy (true when the configured ones differ and \
             neither memory nor passes are lower: the record is re-derived at the user's next \
-            successful PIN login; a lower configured cost never reaches it), and tpm \
+            successful PIN login; a lower configured cost never reaches it) and \
+            argon2_below_floor (true when they are below the floor of \(KDFParameters.floorDescription): the \
+            PIN is refused until it is set again), and tpm \
             ("bound": the PIN is bound to its own counter in the TPM, which takes part in every \
             check; "bound-spent": that counter reached its limit, so the chip refuses the PIN \
             and it needs 'secureroom set' or 'secureroom enrol --replace'; "bound-other-boot": \
@@ -156,6 +158,9 @@ struct UserStatus: Encodable {
     let argon2: String?
     /// Whether the configured ones would raise them (re-derived at the next PIN login).
     let belowPolicy: Bool
+    /// Whether they are below `KDFParameters.floor` (without `argon2_below_floor`): the
+    /// PIN is refused until it is set again.
+    let belowFloor: Bool
     /// `ChipView.State.name` for a PIN bound to a TPM, "none" without one, "unknown".
     let tpm: String
     /// The PIN's wrong guesses on its own counter in the TPM and the counter's limit.
@@ -178,6 +183,7 @@ struct UserStatus: Encodable {
         vault = "unknown"
         argon2 = nil
         belowPolicy = false
+        belowFloor = false
         tpm = "unknown"
         tpmCounter = nil
         mustChange = nil
@@ -195,6 +201,7 @@ struct UserStatus: Encodable {
         lastFailure = nil
         argon2 = nil
         belowPolicy = false
+        belowFloor = false
         tpm = "unknown"
         tpmCounter = nil
         switch vault {
@@ -221,10 +228,9 @@ struct UserStatus: Encodable {
         failures = policy.status(of: tally, at: now).failures
         lastSuccess = tally.lastSuccess
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
-        argon2 = credential.map {
-            "m=\($0.parameters.memoryKiB),t=\($0.parameters.iterations),p=\($0.parameters.lanes)"
-        }
+        argon2 = credential?.parameters.summary
         belowPolicy = credential.map { configuration.kdf.raises($0.parameters) } ?? false
+        belowFloor = credential.map { !$0.parameters.meetsFloor && !configuration.allowsBelowFloor } ?? false
         (state, lockedUntil) = Self.state(of: credential.map { _ in policy.status(of: tally, at: now) }, now: now)
     }
 
@@ -264,7 +270,11 @@ struct UserStatus: Encodable {
             [
                 user.rawValue, pin, String(failures), state, lockedUntil.map(ISO8601.utc) ?? "-",
                 lastSuccess.map(ISO8601.utc) ?? "-", lastFailure.map(ISO8601.utc) ?? "-", vault, tpm,
-                note ?? argon2.map { belowPolicy ? "\($0) (old: re-derived at next login)" : "current" } ?? "-",
+                note ?? argon2.map {
+                    belowFloor
+                        ? "\($0) (below the floor: set a new PIN)"
+                        : belowPolicy ? "\($0) (old: re-derived at next login)" : "current"
+                } ?? "-",
             ], Self.wideColumns)
     }
 
@@ -273,7 +283,7 @@ struct UserStatus: Encodable {
 
     /// Whether the wide table shows something about this user that the narrow one hides:
     /// a TPM that cannot take part, or a record at other argon2 parameters.
-    var hasWideDetails: Bool { !["none", "bound", "unknown"].contains(tpm) || belowPolicy }
+    var hasWideDetails: Bool { !["none", "bound", "unknown"].contains(tpm) || belowPolicy || belowFloor }
 
     private enum Key: String, CodingKey {
         case user, enrolled, state, failures, disabled, vault, argon2
@@ -281,6 +291,7 @@ struct UserStatus: Encodable {
         case lastSuccess = "last_success"
         case lastFailure = "last_failure"
         case belowPolicy = "argon2_below_policy"
+        case belowFloor = "argon2_below_floor"
         case tpm
         case tpmFailures = "tpm_failures"
         case tpmLimit = "tpm_limit"
@@ -301,6 +312,7 @@ struct UserStatus: Encodable {
         try object.encode(vault, forKey: .vault)
         try object.encode(argon2, forKey: .argon2)
         try object.encode(belowPolicy, forKey: .belowPolicy)
+        try object.encode(belowFloor, forKey: .belowFloor)
         try object.encode(tpm, forKey: .tpm)
         try object.encode(tpmCounter?.failures, forKey: .tpmFailures)
         try object.encode(tpmCounter?.limit, forKey: .tpmLimit)

@@ -12,8 +12,9 @@ struct TuneCommand: ParsableCommand {
         commandName: "tune",
         abstract: "Measure argon2id here and propose parameters that take about --target-ms per PIN check.",
         discussion: """
-            Memory first, as RFC 9106 advises: the most memory allowed (--max-memory) with one \
-            pass; if that is too slow, less memory; if there is time left, more passes (and, \
+            Memory first, as RFC 9106 advises: the most memory allowed (--max-memory) with the \
+            floor's passes; if that is too slow, less memory, down to the floor of \
+            \(KDFParameters.floorDescription); if there is time left, more passes (and, \
             when the memory is capped and one more pass would overshoot, that pass over less \
             memory if it is more work within the budget). Every \
             configuration is timed with real argon2id runs (the median of three), and the \
@@ -31,7 +32,8 @@ struct TuneCommand: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Most memory to propose, in MiB (8 to 1024; default 256, or 1/32 of RAM if less).", valueName: "MiB"))
+            "Most memory to propose, in MiB (\(Self.leastMiB) to 1024; default 256, or 1/32 of RAM if less).",
+            valueName: "MiB"))
     var maxMemory: Int?
 
     @Option(help: ArgumentHelp("Lanes (argon2's p; default: online CPUs, at most 16).", valueName: "n"))
@@ -42,8 +44,8 @@ struct TuneCommand: ParsableCommand {
 
     func validate() throws {
         guard (50...10_000).contains(targetMs) else { throw ValidationError("--target-ms must be from 50 to 10000") }
-        if let maxMemory, !(8...1_024).contains(maxMemory) {
-            throw ValidationError("--max-memory must be from 8 to 1024 MiB")
+        if let maxMemory, !(Self.leastMiB...1_024).contains(maxMemory) {
+            throw ValidationError("--max-memory must be from \(Self.leastMiB) to 1024 MiB (the floor's memory)")
         }
         if let lanes, !KDFParameters.laneRange.contains(UInt32(clamping: lanes)) {
             throw ValidationError(
@@ -63,12 +65,15 @@ struct TuneCommand: ParsableCommand {
         }
     }
 
-    /// 256 MiB, or 1/32 of the physical memory if that is less (at least 8 MiB).
+    /// The floor's memory in MiB: the least `--max-memory`.
+    static let leastMiB = Int(KDFParameters.floor.memoryKiB / 1_024)
+
+    /// 256 MiB, or 1/32 of the physical memory if that is less (at least the floor's).
     static func defaultMaximumMiB() -> Int {
         let pages = sysconf(Int32(_SC_PHYS_PAGES))
         let pageSize = sysconf(Int32(_SC_PAGESIZE))
         guard pages > 0, pageSize > 0 else { return 256 }
-        return max(8, min(256, (pages / 32 * pageSize) >> 20))
+        return max(leastMiB, min(256, (pages / 32 * pageSize) >> 20))
     }
 
     private func describe(_ parameters: KDFParameters) -> String {

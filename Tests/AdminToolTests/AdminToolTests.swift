@@ -58,27 +58,30 @@ final class AdminToolTests: XCTestCase {
 
     func testTuneMeasuresRealArgon2AndProposesParametersWithinTheTarget() throws {
         let result = try runProgram(
-            Artifacts.cli, ["tune", "--target-ms", "60", "--max-memory", "16", "--lanes", "1", "--json"])
+            Artifacts.cli, ["tune", "--target-ms", "60", "--max-memory", "20", "--lanes", "1", "--json"])
         XCTAssertEqual(result.status, 0, result.errorOutput)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let proposal = try XCTUnwrap(object["proposal"] as? [String: Any])
         let trials = try XCTUnwrap(object["trials"] as? [[String: Any]])
         XCTAssertEqual(object["target_ms"] as? Int, 60)
         XCTAssertEqual(proposal["lanes"] as? Int, 1)
-        XCTAssertLessThanOrEqual(try XCTUnwrap(proposal["memory_kib"] as? Int), 16 * 1024)
-        XCTAssertGreaterThanOrEqual(try XCTUnwrap(proposal["memory_kib"] as? Int), 8 * 1024)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(proposal["memory_kib"] as? Int), 20 * 1024)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(proposal["memory_kib"] as? Int), 19 * 1024, "the floor")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(proposal["iterations"] as? Int), 2, "the floor")
         XCTAssertFalse(trials.isEmpty)
-        // Memory first: the first trial is the most memory allowed, with one pass.
-        XCTAssertEqual(trials[0]["memory_kib"] as? Int, 16 * 1024)
-        XCTAssertEqual(trials[0]["iterations"] as? Int, 1)
+        // Memory first: the first trial is the most memory allowed, with the floor's passes.
+        XCTAssertEqual(trials[0]["memory_kib"] as? Int, 20 * 1024)
+        XCTAssertEqual(trials[0]["iterations"] as? Int, 2)
         if object["fits"] as? Bool == true {
             XCTAssertLessThanOrEqual(try XCTUnwrap(proposal["milliseconds"] as? Double), 60)
         }
-        let text = try runProgram(Artifacts.cli, ["tune", "--target-ms", "50", "--max-memory", "8"])
+        let text = try runProgram(Artifacts.cli, ["tune", "--target-ms", "50", "--max-memory", "19"])
         XCTAssertEqual(text.status, 0, text.errorOutput)
-        XCTAssertTrue(text.output.contains("argon2_memory=8192\n"), text.output)
+        XCTAssertTrue(text.output.contains("argon2_memory=19456\n"), text.output)
         XCTAssertTrue(text.output.contains("argon2_lanes="), text.output)
-        for bad in [["--target-ms", "5"], ["--max-memory", "4096"], ["--lanes", "0"], ["--colour"]] {
+        for bad in [
+            ["--target-ms", "5"], ["--max-memory", "4096"], ["--max-memory", "18"], ["--lanes", "0"], ["--colour"],
+        ] {
             let refused = try runProgram(Artifacts.cli, ["tune"] + bad)
             XCTAssertEqual(refused.status, 64, "\(bad)")
             XCTAssertFalse(refused.errorOutput.isEmpty)

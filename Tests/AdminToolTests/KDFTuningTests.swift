@@ -16,56 +16,61 @@ final class KDFTuningTests: XCTestCase {
     }
 
     func testMemoryFirstThenPasses() throws {
-        // 64 MiB × 1 pass = 64 ms; the budget of 300 ms allows 4 passes (256 ms), not 5.
+        // 64 MiB × 2 passes (the floor's) = 128 ms; the budget of 300 ms allows 4 passes
+        // (256 ms), not 5.
         let outcome = try tune(target: 300, maximumMiB: 64, perMiB: 1)
         XCTAssertTrue(outcome.fits)
         XCTAssertEqual(outcome.proposal.parameters, KDFParameters(memoryKiB: 65_536, iterations: 4, lanes: 2))
-        XCTAssertEqual(outcome.trials.first?.parameters.iterations, 1)
+        XCTAssertEqual(outcome.trials.first?.parameters.iterations, KDFParameters.floor.iterations)
         XCTAssertEqual(outcome.trials.first?.parameters.memoryKiB, 65_536)
     }
 
-    func testShrinksMemoryWhenOnePassIsOverBudget() throws {
-        // 1 GiB at 1 ms/MiB is 1024 ms; the proposal is one pass over at most 300 MiB.
+    func testShrinksMemoryWhenTheFloorsPassesAreOverBudget() throws {
+        // 2 passes over 1 GiB at 1 ms/MiB are 2048 ms; the proposal is 2 passes over at
+        // most 150 MiB.
         let outcome = try tune(target: 300, maximumMiB: 1_024, perMiB: 1)
         XCTAssertTrue(outcome.fits)
-        XCTAssertEqual(outcome.proposal.parameters.iterations, 1)
+        XCTAssertEqual(outcome.proposal.parameters.iterations, 2)
         XCTAssertLessThanOrEqual(outcome.proposal.milliseconds, 300)
-        XCTAssertGreaterThan(outcome.proposal.parameters.memoryKiB, 250 * 1_024)
+        XCTAssertGreaterThan(outcome.proposal.parameters.memoryKiB, 125 * 1_024)
         XCTAssertEqual(outcome.proposal.parameters.memoryKiB % 1_024, 0)
     }
 
     func testFillsTheBudgetWithAPassOverLessMemoryWhenTheMemoryIsCapped() throws {
-        // 256 MiB × 1 pass = 200 ms; 2 passes over 256 MiB would be 400 ms. Two passes over
-        // 182 MiB (≈ 284 ms) are more work within 300 ms, so they are proposed.
-        let outcome = try tune(target: 300, maximumMiB: 256, perMiB: 200.0 / 256)
+        // 64 MiB × 2 passes = 220 ms; 3 passes over 64 MiB would be 330 ms. Three passes over
+        // 55 MiB (≈ 284 ms) are more work within 300 ms, so they are proposed.
+        let outcome = try tune(target: 300, maximumMiB: 64, perMiB: 220.0 / 128)
         XCTAssertTrue(outcome.fits)
-        XCTAssertEqual(outcome.proposal.parameters.iterations, 2)
-        XCTAssertLessThan(outcome.proposal.parameters.memoryKiB, 256 * 1_024)
+        XCTAssertEqual(outcome.proposal.parameters.iterations, 3)
+        XCTAssertLessThan(outcome.proposal.parameters.memoryKiB, 64 * 1_024)
         XCTAssertLessThanOrEqual(outcome.proposal.milliseconds, 300)
         XCTAssertGreaterThan(outcome.proposal.milliseconds, 255)
-        XCTAssertGreaterThan(UInt64(outcome.proposal.parameters.memoryKiB) * 2, 256 * 1_024)
+        XCTAssertGreaterThan(UInt64(outcome.proposal.parameters.memoryKiB) * 3, 64 * 1_024 * 2)
     }
 
     func testReportsWhenEvenTheSmallestConfigurationIsTooSlow() throws {
         let outcome = try tune(target: 50, maximumMiB: 64, perMiB: 100)
         XCTAssertFalse(outcome.fits)
         XCTAssertEqual(
-            outcome.proposal.parameters, KDFParameters(memoryKiB: KDFTuning.minimumMemoryKiB, iterations: 1, lanes: 2))
+            outcome.proposal.parameters,
+            KDFParameters(
+                memoryKiB: KDFParameters.floor.memoryKiB, iterations: KDFParameters.floor.iterations, lanes: 2))
     }
 
     /// Regression (a CI run): one noisy trial made the estimate for one more pass come out
     /// above the memory cap, and `tune --max-memory 8` proposed 9 MiB. The cap holds
     /// whatever the measurements.
     func testNeverProposesMoreMemoryThanTheCap() throws {
-        // 8 MiB, 2.5 ms a pass, but the 16-pass trial caught a noisy moment (51 ms, over the
+        // 19 MiB, 2.5 ms a pass, but the 16-pass trial caught a noisy moment (51 ms, over the
         // 50 ms target), as in that run: 15 passes (37.5 ms) then look far from the budget.
-        let outcome = try KDFTuning(targetMilliseconds: 50, maximumMemoryKiB: 8 * 1_024, lanes: 2) { parameters in
-            if parameters.iterations == 16 && parameters.memoryKiB == 8 * 1_024 { return 51 }
-            return Double(parameters.memoryKiB) / 1_024 / 8 * 2.5 * Double(parameters.iterations)
+        let cap = KDFParameters.floor.memoryKiB
+        let outcome = try KDFTuning(targetMilliseconds: 50, maximumMemoryKiB: cap, lanes: 2) { parameters in
+            if parameters.iterations == 16 && parameters.memoryKiB == cap { return 51 }
+            return Double(parameters.memoryKiB) / Double(cap) * 2.5 * Double(parameters.iterations)
         }.run()
         XCTAssertTrue(outcome.fits)
         XCTAssertTrue(
-            outcome.trials.allSatisfy { $0.parameters.memoryKiB <= 8 * 1_024 }, "\(outcome.trials.map(\.parameters))")
-        XCTAssertLessThanOrEqual(outcome.proposal.parameters.memoryKiB, 8 * 1_024)
+            outcome.trials.allSatisfy { $0.parameters.memoryKiB <= cap }, "\(outcome.trials.map(\.parameters))")
+        XCTAssertLessThanOrEqual(outcome.proposal.parameters.memoryKiB, cap)
     }
 }

@@ -104,6 +104,27 @@ final class AuthenticationTests: XCTestCase {
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
     }
 
+    /// A record whose argon2 cost is below the floor (made while the configuration allowed
+    /// it) is refused before the prompt once the configuration no longer does, counts
+    /// nothing, and works again when an administrator sets the PIN (at the floor's cost).
+    func testARecordBelowTheArgon2FloorIsRefusedUntilItIsSetAgain() throws {
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
+        // The floor: 19 MiB, 2 passes (KDFParameters.floor).
+        try sandbox.write(
+            sandbox.config, "argon2_memory = 19456\nargon2_time = 2\nargon2_lanes = 1\ntpm = off\n", mode: 0o600)
+        XCTAssertEqual(try sandbox.status(user)["argon2_below_floor"] as? Bool, true)
+        let refused = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable, "the stack goes on to the password")
+        XCTAssertEqual(refused.prompts, [], "refused before asking")
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
+        let wide = try sandbox.cli(["status", "--wide"])
+        XCTAssertTrue(wide.output.contains("m=256,t=1,p=1 (below the floor: set a new PIN)"), wide.output)
+
+        try sandbox.setPIN(user, pin: pin)
+        XCTAssertEqual(try sandbox.status(user)["argon2"] as? String, "m=19456,t=2,p=1")
+        XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
+    }
+
     func testSuccessClearsTheCount() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
         _ = try sandbox.pam(user: user, responses: ["1111"])
@@ -277,7 +298,7 @@ final class AuthenticationTests: XCTestCase {
     func testConfigFileIsReadAndArgumentsWin() throws {
         let sandbox = try Sandbox()
         try sandbox.setPIN(user, pin: pin)
-        try sandbox.write(sandbox.root + "/module.conf", "deny = 2\nschedule =\n", mode: 0o644)
+        try sandbox.write(sandbox.root + "/module.conf", "deny = 2\nschedule =\nargon2_below_floor\n", mode: 0o644)
         try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf")
         _ = try sandbox.pam(user: user, responses: ["1111"])
         XCTAssertEqual(

@@ -77,6 +77,27 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
+    /// argon2 costs below 19 MiB and 2 passes are refused with a message that names the
+    /// floor, unless `argon2_below_floor` (test systems) allows them.
+    func testArgon2CostsBelowTheFloorAreRefusedUnlessAllowed() throws {
+        for bad in [["argon2_memory=19455"], ["argon2_time=1"], ["argon2_memory=256", "argon2_time=1"]] {
+            XCTAssertThrowsError(try load(nil, bad), "\(bad)") {
+                XCTAssertTrue(
+                    "\($0)".contains("are below the floor of 19456 KiB (19 MiB) and 2 passes (RFC 9106, OWASP)"),
+                    "\($0)")
+            }
+        }
+        let floor = try load("argon2_memory = 19456\nargon2_time = 2\n", ["argon2_lanes=1"])
+        XCTAssertEqual(floor.kdf, KDFParameters.floor)
+        XCTAssertTrue(floor.kdf.meetsFloor)
+        XCTAssertFalse(floor.allowsBelowFloor)
+        let cheap = try load("argon2_memory = 256\nargon2_time = 1\nargon2_below_floor\n", ["argon2_lanes=1"])
+        XCTAssertTrue(cheap.allowsBelowFloor)
+        XCTAssertFalse(cheap.kdf.meetsFloor)
+        XCTAssertThrowsError(try load(nil, ["argon2_below_floor=yes"]), "a flag takes no value")
+        XCTAssertTrue(KDFParameters.defaults.meetsFloor, "the defaults are above the floor")
+    }
+
     /// Every key the parser knows (each `case "key"` of `Configuration.apply`) is documented
     /// in the shipped pam/secureroom.conf as a commented-out `# key = default` or `# key`
     /// line, and that file, uncommented line by line, has no key the parser does not know.

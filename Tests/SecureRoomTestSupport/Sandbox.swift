@@ -44,7 +44,8 @@ public final class Sandbox {
     /// argon2 parameters small enough for hundreds of checks per test run.
     /// `tpm = off`: no test touches a real TPM (its dictionary-attack counter is the
     /// machine's); the TPM tests give their own software TPM.
-    public static let fastKDF = "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\ntpm = off\n"
+    public static let fastKDF =
+        "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\nargon2_below_floor\ntpm = off\n"
 
     /// Runs the admin tool against this sandbox (or the state directory `directory`,
     /// with this sandbox's config file).

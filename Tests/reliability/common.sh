@@ -42,7 +42,7 @@ STATE=$W/state
 
 # configure LINE...: writes secureroom.conf (cheap argon2 unless a line overrides it) and
 # initialises a fresh state directory.
-FAST_KDF=("argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1")
+FAST_KDF=("argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" "argon2_below_floor")
 configure() {
   rm -rf "$STATE"
   printf '%s\n' "dir = $STATE" "tpm = off" "${FAST_KDF[@]}" "$@" > /etc/security/secureroom.conf

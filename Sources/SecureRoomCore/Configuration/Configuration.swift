@@ -46,6 +46,10 @@ public struct Configuration: Sendable {
     public var lockout = LockoutPolicy.defaults
     /// argon2 parameters for new records (`argon2_memory=` KiB, `argon2_time=`, `argon2_lanes=`).
     public var kdf = KDFParameters.defaults
+    /// Accept argon2 costs below `KDFParameters.floor`, in the configuration and in records
+    /// (`argon2_below_floor`): for test systems that run thousands of checks; such records
+    /// are cheap to search from a copy of the state.
+    public var allowsBelowFloor = false
     /// Apply the PIN to root (uid 0) too, lockout included (`even_deny_root`).
     public var evenDenyRoot = false
     /// No failure delay (`nodelay`).
@@ -240,6 +244,7 @@ public struct Configuration: Sendable {
         case "argon2_memory": kdf.memoryKiB = try number(KDFParameters.memoryRange)
         case "argon2_time": kdf.iterations = try number(KDFParameters.iterationRange)
         case "argon2_lanes": kdf.lanes = try number(KDFParameters.laneRange)
+        case "argon2_below_floor": allowsBelowFloor = try flag()
         case "even_deny_root": evenDenyRoot = try flag()
         case "nodelay": noDelay = try flag()
         case "silent": silent = try flag()
@@ -290,10 +295,17 @@ public struct Configuration: Sendable {
         }
     }
 
-    /// Checks combinations that single options cannot (argon2 memory against lanes).
+    /// Checks combinations that single options cannot: argon2 memory against lanes, and
+    /// the cost against the floor unless `argon2_below_floor` allows less.
     func validate() throws {
         do { try kdf.validate() } catch let SecureRoomError.kdfFailure(message) {
             throw SecureRoomError.invalidConfiguration(message)
+        }
+        guard kdf.meetsFloor || allowsBelowFloor else {
+            throw SecureRoomError.invalidConfiguration(
+                "argon2_memory=\(kdf.memoryKiB) and argon2_time=\(kdf.iterations) are below the floor of "
+                    + "\(KDFParameters.floorDescription) (RFC 9106, OWASP): raise them "
+                    + "(argon2_below_floor allows less, for test systems only)")
         }
     }
 }

@@ -27,6 +27,23 @@ public struct KDFParameters: Equatable, Sendable {
     /// recommendation with lanes matched to a 2-core machine; ~0.2 s here).
     public static let defaults = KDFParameters(memoryKiB: 65_536, iterations: 3, lanes: 2)
 
+    /// The least cost a configuration or a record may carry: 19 MiB and 2 passes, the
+    /// minimum of RFC 9106 §7.4 and OWASP's password storage guidance. Below it a copy of
+    /// the state is cheap to search (docs/SECURITY.md §1.4); only `argon2_below_floor`
+    /// (test systems) accepts less. Lanes do not count: they spread the same work.
+    public static let floor = KDFParameters(memoryKiB: 19_456, iterations: 2, lanes: 1)
+
+    /// The floor in words, for messages and help: "19456 KiB (19 MiB) and 2 passes".
+    public static var floorDescription: String {
+        "\(floor.memoryKiB) KiB (\(floor.memoryKiB / 1_024) MiB) and \(floor.iterations) passes"
+    }
+
+    /// Whether memory and passes are both at least the floor's.
+    public var meetsFloor: Bool { memoryKiB >= Self.floor.memoryKiB && iterations >= Self.floor.iterations }
+
+    /// The parameters as `status` shows them: "m=65536,t=3,p=2".
+    public var summary: String { "m=\(memoryKiB),t=\(iterations),p=\(lanes)" }
+
     /// Accepted ranges: memory 8 KiB × lanes to 1 GiB, 1 to 16 passes, 1 to 16 lanes.
     public static let memoryRange: ClosedRange<UInt32> = 8...1_048_576
     /// Accepted pass counts.

@@ -98,7 +98,7 @@ public struct LocalPINAuthority: PINAuthority {
             throw SecureRoomError.accountUnavailable(user: user.rawValue, reason: reason)
         }
         guard status.allowsAttempt else { return .locked(status) }
-        try verifier.requireTPM(for: user)
+        try verifier.requireCheckable(for: user)
         return try verifier.verify(try pin(), for: user, whileLocked: whileLocked)
     }
 

@@ -69,7 +69,9 @@ public struct PINVerifier {
         return store.configuration.lockout.status(of: try store.lockout(for: user), at: clock.now())
     }
 
-    /// Refuses before any prompt a bound PIN that cannot be checked now: its TPM does not
+    /// Refuses before any prompt a PIN that cannot be checked now. A record whose argon2
+    /// cost is below `KDFParameters.floor` (unless `argon2_below_floor`) is refused as
+    /// damaged: an administrator sets the PIN again. A bound PIN: its TPM does not
     /// answer, or its own counter there reached its limit (`pinSpent`, read without
     /// counting anything); for a version 2 binding, the chip is in dictionary-attack
     /// lockout (then with the time left, read from the chip), or the account has spent its
@@ -77,8 +79,14 @@ public struct PINVerifier {
     /// name without a PIN (`nopin=fail`'s decoy) gets the same work, on its decoy slot,
     /// once any PIN is bound (`TPMDecoy`); a PIN not yet bound does not depend on the
     /// chip.
-    public func requireTPM(for user: UserName) throws {
+    public func requireCheckable(for user: UserName) throws {
         let credential = try store.credential(for: user)
+        if let parameters = credential?.parameters, !parameters.meetsFloor, !store.configuration.allowsBelowFloor {
+            throw SecureRoomError.corruptRecord(
+                path: "\(store.configuration.directory)/users/\(user.rawValue).credential",
+                reason: "argon2 \(parameters.summary) is below the floor of \(KDFParameters.floorDescription); "
+                    + "set the PIN again")
+        }
         let decoy = credential == nil ? try store.tpmDecoy() : nil
         if case .pinIndex(let binding)? = credential?.binding {
             try Self.requireCounter(binding, TPMChip(store.configuration))

@@ -29,7 +29,8 @@ def enrol_fillers(bench: Bench, count: int) -> float:
     append("/etc/passwd", *(f"{filler(i)}:x:{50000 + i}:{50000 + i}::/nonexistent:/usr/sbin/nologin"
                             for i in range(1, count + 1)))
     cheap = bench.work / "cheap.conf"
-    cheap.write_text(f"dir={bench.state}\ntpm=off\nargon2_memory=8\nargon2_time=1\nargon2_lanes=1\n")
+    cheap.write_text(f"dir={bench.state}\ntpm=off\nargon2_memory=8\nargon2_time=1\nargon2_lanes=1\n"
+                     "argon2_below_floor\n")
 
     def enrol(i: int) -> None:
         run_command([str(bench.cli), "set", filler(i), "--stdin", "--config", str(cheap)], input=PIN.encode())
