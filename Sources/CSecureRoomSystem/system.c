@@ -15,14 +15,29 @@
 #include <syslog.h>
 #include <termios.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode) { return openat(dirfd, path, flags, mode); }
 void sr_explicit_bzero(void *buf, size_t len) { explicit_bzero(buf, len); }
 int sr_mlock(const void *addr, size_t len) { return mlock(addr, len); }
 int sr_munlock(const void *addr, size_t len) { return munlock(addr, len); }
 void sr_syslog(int priority, const char *message) { syslog(priority, "%s", message); }
+
+const char *sr_program_name(void) { return program_invocation_short_name; }
+
+ssize_t sr_unix_sendto(int fd, const void *buf, size_t len, const char *path)
+{
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof address.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(address.sun_path, path, strlen(path) + 1);
+    return sendto(fd, buf, len, MSG_NOSIGNAL, (const struct sockaddr *)&address, sizeof address);
+}
 int sr_s_isreg(mode_t m) { return S_ISREG(m); }
 unsigned int sr_dev_major(dev_t device) { return major(device); }
 unsigned int sr_dev_minor(dev_t device) { return minor(device); }

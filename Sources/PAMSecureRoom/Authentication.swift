@@ -40,7 +40,8 @@ struct Authentication {
         {
             call.inform(Messages.passwordFirst)
             call.pam.log(
-                LOG_INFO, "PIN not used for \(user): no password login since boot (password_first)\(call.originFields)")
+                LOG_INFO, "PIN not used for \(user): no password login since boot (password_first)\(call.originFields)",
+                event: .notUsed, user: "\(user)")
             return PAM_IGNORE
         }
         guard uid != nil else { return try withoutPIN(user, known: false, prompted: false) }
@@ -75,13 +76,13 @@ struct Authentication {
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
         for line in Messages.logLines(for: outcome, subject: "\(user)") {
-            call.pam.log(line.priority, line.text + call.originFields)
+            call.pam.log(line.priority, line.text + call.originFields, event: line.event, user: "\(user)")
         }
         switch outcome {
         case .success(let success):
             // Everything to tell comes with the outcome (from the helper: nothing, it
             // tells nothing a screen locker could show); the store is not read again.
-            call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)")
+            call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)", event: .accepted, user: "\(user)")
             if success.failures.count > 0 {
                 call.tell(
                     Messages.failuresSinceLastLogin(
@@ -150,7 +151,7 @@ struct Authentication {
             call.pam.log(
                 LOG_INFO,
                 "PIN not used for \(user): no PIN\(known ? "" : " (unknown account)") "
-                    + "(nopin=ignore)\(call.originFields)"
+                    + "(nopin=ignore)\(call.originFields)", event: .notUsed, user: "\(user)"
             )
             return known ? PAM_IGNORE : PAM_USER_UNKNOWN
         }
@@ -183,7 +184,7 @@ struct Authentication {
         call.pam.log(
             LOG_NOTICE,
             "authentication failure for \(user): \(known ? "no PIN enrolled" : "unknown account") (nopin=fail)"
-                + call.originFields)
+                + call.originFields, event: .noPIN, user: "\(user)")
         if case .locked = outcome { return PAM_MAXTRIES }
         return PAM_AUTH_ERR
     }

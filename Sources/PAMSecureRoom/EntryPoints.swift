@@ -13,7 +13,7 @@ func secureroomAuthenticate(
     _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
-    ModuleCall.run(handle, flags, argc, argv) { try Authentication(call: $0).run() }
+    ModuleCall.run(handle, "auth", flags, argc, argv) { try Authentication(call: $0).run() }
 }
 
 /// pam_sm_setcred: put the vault key unlocked by `auth` in the user's keyring.
@@ -22,7 +22,7 @@ func secureroomSetcred(
     _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
-    ModuleCall.run(handle, flags, argc, argv) { try VaultSession(call: $0).setCredentials() }
+    ModuleCall.run(handle, "setcred", flags, argc, argv) { try VaultSession(call: $0).setCredentials() }
 }
 
 /// pam_sm_open_session: unlock the vault (if `auth` unlocked it) and count the session.
@@ -31,7 +31,7 @@ func secureroomOpenSession(
     _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
-    ModuleCall.run(handle, flags, argc, argv) { try VaultSession(call: $0).open() }
+    ModuleCall.run(handle, "session", flags, argc, argv) { try VaultSession(call: $0).open() }
 }
 
 /// pam_sm_close_session: the user's last session to close locks the vault.
@@ -40,7 +40,7 @@ func secureroomCloseSession(
     _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
-    ModuleCall.run(handle, flags, argc, argv) { try VaultSession(call: $0).close() }
+    ModuleCall.run(handle, "session", flags, argc, argv) { try VaultSession(call: $0).close() }
 }
 
 /// pam_sm_acct_mgmt: whether the user's PIN is usable.
@@ -49,7 +49,7 @@ func secureroomAcctMgmt(
     _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
-    ModuleCall.run(handle, flags, argc, argv) { try AccountCheck(call: $0).run() }
+    ModuleCall.run(handle, "account", flags, argc, argv) { try AccountCheck(call: $0).run() }
 }
 
 /// pam_sm_chauthtok: change the PIN (current, new, confirm).
@@ -58,5 +58,5 @@ func secureroomChauthtok(
     _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
     _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?
 ) -> Int32 {
-    ModuleCall.run(handle, flags, argc, argv) { try PINChange(call: $0).run() }
+    ModuleCall.run(handle, "chauthtok", flags, argc, argv) { try PINChange(call: $0).run() }
 }

@@ -21,13 +21,14 @@ struct ModuleCall {
 
     /// Parses the options and runs `body`, mapping every error in one place.
     /// Never traps: the host is sudo, sshd or login.
+    /// `group` is the management group, for log lines ("auth", "session", ...).
     static func run(
-        _ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32,
+        _ handle: OpaquePointer?, _ group: String, _ flags: Int32, _ argc: Int32,
         _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
         _ body: (ModuleCall) throws -> Int32
     ) -> Int32 {
         guard let handle else { return PAM_SYSTEM_ERR }
-        let pam = PAMHandle(raw: handle)
+        let pam = PAMHandle(raw: handle, group: group)
         var arguments: [String] = []
         if let argv {
             for index in 0..<Int(max(argc, 0)) { if let arg = argv[index] { arguments.append(String(cString: arg)) } }
@@ -56,7 +57,11 @@ struct ModuleCall {
             return try body(made)
         } catch {
             let result = ModuleResult(for: error, user: call?.currentUser)
-            if let line = result.log { pam.log(result.priority, line) }
+            if let line = result.log {
+                pam.log(
+                    result.priority, line, event: result.code == PAM_AUTHINFO_UNAVAIL ? .unavailable : nil,
+                    user: call?.currentUser)
+            }
             return result.code
         }
     }
@@ -114,7 +119,7 @@ struct ModuleCall {
         pam.log(
             LOG_INFO,
             "PIN not used for \(currentUser.map(UserName.quoted) ?? "?"): \(origin) is remote "
-                + "(remote=deny)\(originFields)")
+                + "(remote=deny)\(originFields)", event: .notUsed, user: currentUser)
         return true
     }
 

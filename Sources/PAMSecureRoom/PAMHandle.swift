@@ -9,6 +9,9 @@ import SecureRoomCore
 struct PAMHandle {
     /// The raw handle.
     let raw: OpaquePointer
+    /// The management group of the call, as pam_syslog names it in a line's prefix
+    /// ("auth", "setcred", "account", "session", "chauthtok").
+    let group: String
 
     /// PAM_USER, asking through the conversation if the application did not set it.
     func user() throws -> String {
@@ -141,8 +144,21 @@ struct PAMHandle {
     /// Sends an error message through the conversation.
     func error(_ message: String) { _ = sr_pam_error(raw, message) }
 
-    /// Logs through pam_syslog (LOG_AUTHPRIV, tagged with the service).
-    func log(_ priority: Int32, _ message: String) { sr_pam_syslog(raw, priority, message) }
+    /// Logs `message`: as a journal entry of kind `event` about `user` where journald
+    /// receives syslog (`JournalEntry`, with this transaction's service, tty, rhost and
+    /// ruser), else through pam_syslog. Either way the text is pam_syslog's line:
+    /// "pam_secureroom(SERVICE:GROUP): message", LOG_AUTHPRIV.
+    func log(_ priority: Int32, _ message: String, event: LogEvent? = nil, user: String? = nil) {
+        let service = item(PAM_SERVICE)
+        var entry = JournalEntry(
+            message: "pam_secureroom(\(service ?? "<unknown>"):\(group)): \(message)", priority: priority, event: event)
+        entry.add("USER", user)
+        entry.add("SERVICE", service)
+        entry.add("TTY", item(PAM_TTY))
+        entry.add("RHOST", item(PAM_RHOST))
+        entry.add("RUSER", item(PAM_RUSER))
+        if !entry.send() { sr_pam_syslog(raw, priority, message) }
+    }
 
     /// Asks the application to delay a failure report by `microseconds`.
     func requestFailureDelay(microseconds: UInt32) { _ = sr_pam_fail_delay(raw, microseconds) }

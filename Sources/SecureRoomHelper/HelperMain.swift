@@ -101,7 +101,7 @@ enum HelperMain {
             SystemLog.notice("refused uid \(caller): \(user) may not use a PIN: \(reason) (nothing counted)")
             return .refused(reason)
         } catch SecureRoomError.tpm(let problem) {
-            SystemLog.notice("refused uid \(caller): \(problem) (nothing counted)")
+            SystemLog.log(LOG_NOTICE, "refused uid \(caller): \(problem) (nothing counted)", event: .unavailable)
             return .tpm(problem)
         } catch SecureRoomError.changedConcurrently(let user) {
             SystemLog.notice("refused uid \(caller): the PIN of \(user) changed meanwhile (nothing written)")

@@ -76,7 +76,9 @@ struct HelperSession {
                 })
         }
         let subject = "\(user) (uid \(invocation.uid))"
-        for line in Messages.logLines(for: outcome, subject: subject) { SystemLog.log(line.priority, line.text) }
+        for line in Messages.logLines(for: outcome, subject: subject) {
+            SystemLog.log(line.priority, line.text, event: line.event, user: user.rawValue)
+        }
         guard case .success(let success) = outcome else { return outcome }
         // A PIN that must be changed (set with --expire, expired, or just bound to its own
         // counter in the chip) is not good for a screen locker or a vault unlock, which have

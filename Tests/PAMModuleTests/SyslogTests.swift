@@ -67,15 +67,7 @@ final class SyslogTests: XCTestCase {
     /// runs in a private namespace (Fixtures/private-journal.sh); the module logs a remote
     /// wrong PIN there as root, and uid 65534 forges the same line for another address.
     func testOnTheJournalFail2banTakesTheModulesLinesAndNotAUsersForgery() throws {
-        let sandbox = try Sandbox.enrolled("daemon", pin: "7391")
-        try sandbox.probeService(arguments: "remote=allow")
-        let store = sandbox.root + "/journal"
-        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
-        let driver =
-            ([Artifacts.driver]
-            + sandbox.driverArguments(
-                "probe", user: "daemon", options: ["--rhost", "203.0.113.7"],
-                operations: ["auth"])).joined(separator: " ")
+        let (sandbox, store, driver) = try journalStage()
         let forged =
             "pam_secureroom(sshd:auth): authentication failure for daemon: wrong PIN (1 of 9 counted); "
             + "service=sshd tty=- rhost=198.51.100.66 ruser=-"
@@ -107,6 +99,64 @@ final class SyslogTests: XCTestCase {
         let facilityOnly = try regex(["--journalmatch", "SYSLOG_FACILITY=10"])
         XCTAssertTrue(facilityOnly.matched.contains(" 2 matched"), facilityOnly.output)
         XCTAssertTrue(facilityOnly.output.contains("198.51.100.66"), facilityOnly.output)
+    }
+
+    /// Where /dev/log is journald's (a bind mount of /run/systemd/journal/dev-log, as the
+    /// usual symbolic link), each outcome is one native journal entry: the syslog line's
+    /// text ("pam_secureroom(SERVICE:auth): ..."), priority and facility, so forwarding and
+    /// fail2ban see the same line, plus MESSAGE_ID and the SECUREROOM_* fields; nothing
+    /// is logged twice. Read back from the real systemd-journald's files by journalctl.
+    func testOnTheJournalEachOutcomeIsOneEntryWithItsFields() throws {
+        let (sandbox, store, driver) = try journalStage()
+        defer { withExtendedLifetime(sandbox) {} }
+        let logged = try runProgram(
+            Artifacts.root + "/Tests/PAMModuleTests/Fixtures/private-journal.sh",
+            [store, "echo 1111 | \(driver) >/dev/null; echo 7391 | \(driver) >/dev/null; echo done"])
+        XCTAssertEqual(logged.output, "done\n", logged.errorOutput)
+        let read = try runProgram("/usr/bin/journalctl", ["--directory=" + store, "-o", "json", "--no-pager"])
+        XCTAssertEqual(read.status, 0, read.errorOutput)
+        let entries = try read.output.split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.filter { ($0["MESSAGE"] as? String)?.hasPrefix("pam_secureroom(") == true }
+        let origin = "; service=probe tty=- rhost=203.0.113.7 ruser=-"
+        for (id, text, priority) in [
+            (
+                "9bbc11863c864591b7c1fa6c591af1f2",
+                "pam_secureroom(probe:auth): authentication failure for daemon: wrong PIN (", "5"
+            ),
+            ("f8a9de361a8d4daeab7be5112bd11098", "pam_secureroom(probe:auth): PIN accepted for daemon", "6"),
+        ] {
+            let matching = entries.filter { $0["MESSAGE_ID"] as? String == id }
+            XCTAssertEqual(matching.count, 1, "one entry of \(id): \(entries)")
+            guard let entry = matching.first, let message = entry["MESSAGE"] as? String else { continue }
+            XCTAssertTrue(message.hasPrefix(text) && message.hasSuffix(origin), message)
+            XCTAssertEqual(entry["PRIORITY"] as? String, priority)
+            XCTAssertEqual(entry["SYSLOG_FACILITY"] as? String, "10")
+            XCTAssertEqual(entry["_UID"] as? String, "0")
+            XCTAssertEqual(entry["SECUREROOM_USER"] as? String, "daemon")
+            XCTAssertEqual(entry["SECUREROOM_SERVICE"] as? String, "probe")
+            XCTAssertEqual(entry["SECUREROOM_RHOST"] as? String, "203.0.113.7")
+            XCTAssertEqual(
+                entry["SYSLOG_IDENTIFIER"] as? String, URL(fileURLWithPath: Artifacts.driver).lastPathComponent)
+        }
+        XCTAssertEqual(
+            entries.filter { ($0["MESSAGE"] as? String)?.contains("wrong PIN") == true }.count, 1,
+            "not also as a syslog line: \(entries)")
+    }
+
+    /// For the journal tests: daemon's PIN 7391 with `remote=allow`, an empty directory
+    /// for the private journal's files, and the command line of one `auth` from
+    /// 203.0.113.7 (the PIN on its standard input).
+    private func journalStage() throws -> (sandbox: Sandbox, store: String, driver: String) {
+        let sandbox = try Sandbox.enrolled("daemon", pin: "7391")
+        try sandbox.probeService(arguments: "remote=allow")
+        let store = sandbox.root + "/journal"
+        try FileManager.default.createDirectory(atPath: store, withIntermediateDirectories: false)
+        let driver =
+            [Artifacts.driver]
+            + sandbox.driverArguments(
+                "probe", user: "daemon", options: ["--rhost", "203.0.113.7"], operations: ["auth"])
+        return (sandbox, store, driver.joined(separator: " "))
     }
 
     /// The shipped filter as installed, in a filter.d directory beside fail2ban's own

@@ -37,6 +37,13 @@ size_t sr_termios_size(void);
 /* syslog(3) with a fixed "%s" format. */
 void sr_syslog(int priority, const char *message);
 
+/* program_invocation_short_name (a glibc variable Swift does not import): what syslog(3) names a line with. */
+const char *sr_program_name(void);
+
+/* sendto(2) of one datagram to the AF_UNIX socket at PATH (struct sockaddr_un is awkward
+ * from Swift); -1 with errno ENAMETOOLONG if PATH does not fit. */
+ssize_t sr_unix_sendto(int fd, const void *buf, size_t len, const char *path);
+
 /* S_ISREG / S_ISDIR / S_ISFIFO / S_ISSOCK are macros. */
 int sr_s_isreg(mode_t m);
 int sr_s_isdir(mode_t m);

@@ -7,29 +7,32 @@ import Glibc
 /// system log says about it. Shared by the PAM module (through the conversation), the
 /// admin tool (on the terminal) and secureroom-helper, so there is one vocabulary.
 public enum Messages {
-    /// The syslog lines (priority, text) for a check's outcome; `subject` names the user.
-    /// Never contains a PIN.
-    public static func logLines(for outcome: PINVerifier.Outcome, subject: String) -> [(priority: Int32, text: String)]
+    /// The syslog lines (priority, text, kind) for a check's outcome; `subject` names the
+    /// user. Never contains a PIN.
+    public static func logLines(for outcome: PINVerifier.Outcome, subject: String)
+        -> [(priority: Int32, text: String, event: LogEvent)]
     {
         switch outcome {
         case .success, .notEnrolled:
             return []
         case .incorrect(let after, let vaultErased):
-            var lines = [(LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))")]
-            if case .disabled = after { lines.append((LOG_WARNING, "PIN disabled for \(subject) (\(after))")) }
+            var lines = [(LOG_NOTICE, "authentication failure for \(subject): wrong PIN (\(after))", LogEvent.wrong)]
+            if case .disabled = after {
+                lines.append((LOG_WARNING, "PIN disabled for \(subject) (\(after))", .disabled))
+            }
             if vaultErased {
                 lines.append(
                     (
                         LOG_ALERT,
                         "vault key of \(subject) erased after \(after.failures) consecutive failed PIN attempts "
-                            + "(wipe_after); only the recovery key opens the vault now"
+                            + "(wipe_after); only the recovery key opens the vault now", .vaultErased
                     ))
             }
             return lines
         case .repeatedIncorrect:
-            return [(LOG_NOTICE, "authentication failure for \(subject): repeated wrong PIN, not counted")]
+            return [(LOG_NOTICE, "authentication failure for \(subject): repeated wrong PIN, not counted", .repeated)]
         case .locked(let now):
-            return [(LOG_NOTICE, "refused \(subject): PIN locked (\(now))")]
+            return [(LOG_NOTICE, "refused \(subject): PIN locked (\(now))", .locked)]
         }
     }
 
