@@ -30,10 +30,12 @@
 #     purge like every conffile (its program is gone with the package); common-* are
 #     back to Debian's; the password authenticates through pamtester; the state and
 #     /etc/security/secureroom.conf are kept;
-#   * `apt purge`: no /var/lib/secureroom, no /run/secureroom, no
+#   * `apt purge`: it names the vault the user made (secureroom-vault init) as one that
+#     can then never be opened (debconf's question, answered by its default: delete);
+#     no /var/lib/secureroom, no /run/secureroom, no
 #     /etc/security/secureroom.conf, no /etc/pam.d/secureroom-*, nothing of ours known
 #     to dpkg (dpkg -l, dpkg -S) and no file named *secureroom* or *pam_secureroom* left
-#     on disk.
+#     on disk outside the user's home (their vault file is theirs).
 #
 # How
 #   The root is made by mmdebstrap (bookworm, variant apt, with libpam-runtime,
@@ -253,6 +255,34 @@ enable_profile() {
 make_user() { in_root useradd -m -s /bin/sh "$TEST_USER" && set_password; }
 set_password() { printf '%s:%s\n' "$TEST_USER" "$PASSWORD" | in_root chpasswd; }
 set_pin() { printf '%s\n' "$PIN" | in_root secureroom set "$TEST_USER" --stdin; }
+# The user's own vault, made with the PIN through the setuid helper as at a login.
+make_vault() {
+  printf '%s\n' "$PIN" | in_root setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
+    env HOME="/home/$TEST_USER" secureroom-vault init --stdin &&
+    [ -f "$root/home/$TEST_USER/.local/share/secureroom/vault.sqlite" ]
+}
+# purge_answered_no: apt purge with debconf's teletype frontend and "no" typed at its
+# question: the question names the vault, and the state is kept.
+purge_answered_no() {
+  local out
+  out=$(printf 'no\n' | chroot "$root" /usr/bin/env -i PATH="$PATH_IN_ROOT" HOME=/root LC_ALL=C.UTF-8 \
+          DEBIAN_FRONTEND=teletype apt-get purge -y libpam-secureroom secureroom 2>&1) || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "Delete every PIN and the vaults' recovery records?" <<<"$out" &&
+    grep -q "kept /var/lib/secureroom" <<<"$out"
+}
+# reinstall_keeps_pin: the packages again, on the kept state: the profile enabled, the
+# PIN authenticates.
+reinstall_keeps_pin() { apt_install "./v2/*.deb" && enable_profile && authenticate "$PIN"; }
+# purge_lists_vaults: apt purge (debconf's noninteractive frontend: the question's
+# default, delete), whose output names the user's vault file that can no longer be opened.
+purge_lists_vaults() {
+  local out
+  out=$(in_root apt-get purge -y libpam-secureroom secureroom 2>&1) || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "these vaults can then never be opened" <<<"$out" &&
+    grep -qF "  $TEST_USER: /home/$TEST_USER/.local/share/secureroom/vault.sqlite" <<<"$out"
+}
 # authenticate ANSWER: pamtester's login service with ANSWER as the only line on stdin.
 authenticate() {
   printf '%s\n' "$1" | in_root pamtester login "$TEST_USER" authenticate
@@ -332,7 +362,8 @@ nothing_in_dpkg() {
 }
 nothing_on_disk() {
   local found
-  found=$(in_root find / -xdev \( -path /proc -o -path /tmp/secureroom-debs \) -prune -o \
+  # The user's home is theirs: their vault file stays, as the purge said.
+  found=$(in_root find / -xdev \( -path /proc -o -path /tmp/secureroom-debs -o -path "/home/$TEST_USER" \) -prune -o \
             \( -iname '*secureroom*' -o -iname '*pam_secureroom*' \) -print)
   echo "found: ${found:-nothing}"
   [ -z "$found" ] || return 1
@@ -363,6 +394,7 @@ check "pam-auth-update --enable secureroom puts the module in common-auth" enabl
 check "chpasswd still changes passwords with the profile enabled (common-password)" set_password
 check "secureroom set $TEST_USER --stdin" set_pin
 check "the PIN alone authenticates through pamtester login" authenticate "$PIN"
+check "$TEST_USER makes a vault with the PIN (secureroom-vault init, as the user)" make_vault
 check "a wrong PIN alone does not" refused "$WRONG_PIN"
 check "pam-auth-update --enable secureroom-authsucc adds the authsucc line to common-auth" enable_authsucc
 check "a PIN login through both profiles keeps a 10-minute-old failure counted" pin_login_keeps_old_failures
@@ -388,8 +420,14 @@ check "remove keeps the state and the configuration" present /var/lib/secureroom
 check "the password authenticates through pamtester login" authenticate "$PASSWORD"
 check "the PIN no longer does" refused "$PIN"
 
+echo "# purge, answered no"
+check "apt purge, \"no\" typed at debconf's question (teletype): /var/lib/secureroom is kept" purge_answered_no
+check "dpkg knows neither package" both_gone
+check "the pepper is kept, byte for byte" same_pepper
+check "installed again on the kept state, the PIN authenticates (pamtester login)" reinstall_keeps_pin
+
 echo "# purge"
-check "apt purge libpam-secureroom secureroom" in_root apt-get purge -y libpam-secureroom secureroom
+check "apt purge libpam-secureroom secureroom lists $TEST_USER's vault file it leaves unreadable" purge_lists_vaults
 check "dpkg knows neither package" both_gone
 check "no /var/lib/secureroom, /run/secureroom, /etc/security/secureroom.conf, /etc/pam.d/secureroom-*" \
   absent /var/lib/secureroom /run/secureroom /etc/security/secureroom.conf /etc/pam.d/secureroom-vault /etc/pam.d/secureroom-enrol
