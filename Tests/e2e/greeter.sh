@@ -46,7 +46,7 @@
 #   directory and X authority, utmp, the bus socket) and /var/lib/xkb. /dev/null is bound
 #   over /dev/tty0: LightDM gives its X server a VT and activates it (VT_ACTIVATE on
 #   /dev/tty0), which would switch the machine's console; here that ioctl fails and
-#   LightDM goes on. A dbus-daemon with Tests/e2e/fixtures/greeter/system-bus.conf is the
+#   LightDM goes on. A dbus-daemon (lib.sh start_system_bus, LightDM's bus policy) is the
 #   system bus (LightDM exits without one; it does without logind, ConsoleKit and
 #   AccountsService). lightdm.conf: log, cache and X server in $T; xserver-command = a
 #   wrapper that records the display and execs Xvfb with LightDM's -auth, only on the
@@ -82,7 +82,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 HELPER=${SECUREROOM_HELPER:-$REPO/.build/release/secureroom-helper}
-FIXTURES=$REPO/Tests/e2e/fixtures/greeter
 PIN=6193                          # passes the CLI's policy (not a sequence, not blocklisted)
 PASSWORD='Copper-Harbour-27q'     # srgreet's real password (namespace only)
 WRONG_PINS=(1357 2468 8024)       # distinct: repeating a wrong PIN does not count again
@@ -123,7 +122,6 @@ outer_prerequisites() {
     [ -f /etc/pam.d/lightdm ] && grep -q '^@include common-auth$' /etc/pam.d/lightdm \
         || die "/etc/pam.d/lightdm (with '@include common-auth') not found: install lightdm"
     [ -f /etc/dbus-1/system.d/org.freedesktop.DisplayManager.conf ] || die "LightDM's bus policy not found"
-    [ -f "$FIXTURES/system-bus.conf" ] || die "fixture not found: $FIXTURES/system-bus.conf"
     [ -d /var/lib/lightdm ] && [ -d /var/lib/lightdm-data ] \
         || die "/var/lib/lightdm or /var/lib/lightdm-data missing (reinstall lightdm)"
     getent passwd lightdm >/dev/null || die "user lightdm not found (install lightdm)"
@@ -300,17 +298,7 @@ EOF
 
     # --- the system bus, then LightDM (as init would start them: clean environment,
     #     umask 022, a session of their own) ---
-    install -m 0644 "$FIXTURES/system-bus.conf" "$T/bus/system.conf"
-    ( umask 022; exec dbus-daemon --config-file="$T/bus/system.conf" --nofork --nopidfile ) \
-        > "$T/log/bus.log" 2>&1 &
-    BUS_PID=$!
-    local i
-    for (( i = 0; i < TIMEOUT * 10; i++ )); do
-        [ -S /run/dbus/system_bus_socket ] && bus_up && break
-        kill -0 "$BUS_PID" 2>/dev/null || die "dbus-daemon exited at start: $(cat "$T/log/bus.log")"
-        sleep 0.1
-    done
-    bus_up || die "the private system bus did not answer within ${TIMEOUT}s"
+    start_system_bus /etc/dbus-1/system.d/org.freedesktop.DisplayManager.conf
 
     LOG=$T/log/lightdm/lightdm.log
     ( umask 022; exec setsid env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 lightdm -d ) \
@@ -318,10 +306,6 @@ EOF
     LIGHTDM_PID=$!
 }
 
-bus_up() {
-    timeout 5 dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        org.freedesktop.DBus.GetId >/dev/null 2>&1
-}
 
 # ---- LightDM and the greeter -----------------------------------------------------------
 count_in() { if [ -f "$1" ]; then grep -cE -- "$2" "$1" || true; else echo 0; fi; }

@@ -72,6 +72,11 @@
 #   helper_policy UID USER LINE...  the setuid helper in $T/bin and a private /etc/security
 #                              whose secureroom.conf (STATE, cheap argon2, LINE...) it reads
 #   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
+#   start_system_bus POLICY... a private system bus (fixtures/system-bus.conf with each
+#                              POLICY, a service's shipped bus policy file, included) at the
+#                              standard socket; the caller made /run/dbus private first. Its
+#                              log $T/log/bus.log; sets BUS_PID; dies unless it answers
+#   system_bus_call METHOD ARG...  a call to that bus's own org.freedesktop.DBus
 #   set_pin PIN [SET OPTIONS...] STATE=$T/state: secureroom init, set TEST_USER's PIN, check
 #   status_json [USER], failures_of [USER], failures_are N, reset_pin
 #   tmux_ ARGS...              tmux on the test's private server (tmux -L $SOCK)
@@ -366,6 +371,37 @@ need_setuid_helper() {
     case ",$(findmnt -no OPTIONS -T /tmp)," in
         *,nosuid,*) die "/tmp is mounted nosuid: the helper copied there could not be setuid" ;;
     esac
+}
+
+# start_system_bus POLICY...: see the list at the top.
+start_system_bus() {
+    local policy i
+    install -d -m 0755 "$T/bus" "$T/log"
+    while IFS= read -r line; do
+        if [[ $line == *"<!-- POLICIES"* ]]; then
+            for policy in "$@"; do
+                [ -f "$policy" ] || die "bus policy $policy not found"
+                echo "  <include>$policy</include>"
+            done
+        else
+            echo "$line"
+        fi
+    done < "$REPO/Tests/e2e/fixtures/system-bus.conf" > "$T/bus/system.conf"
+    # As init would start it: umask 022, so the socket is usable by every user.
+    ( umask 022; exec dbus-daemon --config-file="$T/bus/system.conf" --nofork --nopidfile ) \
+        > "$T/log/bus.log" 2>&1 &
+    BUS_PID=$!
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        system_bus_call GetId >/dev/null && return 0
+        kill -0 "$BUS_PID" 2>/dev/null || die "dbus-daemon exited at start: $(cat "$T/log/bus.log")"
+        sleep 0.1
+    done
+    die "the private system bus did not answer within ${TIMEOUT}s"
+}
+
+system_bus_call() {
+    timeout 5 dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+        "org.freedesktop.DBus.$1" "${@:2}" 2>/dev/null
 }
 
 # helper_policy UID USER LINE...: the setuid helper copied to $T/bin (root 4755, on a

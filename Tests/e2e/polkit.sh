@@ -41,8 +41,8 @@
 #   (secureroom.conf from lib.sh's helper_policy: dir=STATE, cheap argon2, deny=3,
 #   schedule= empty) and /etc/polkit-1/rules.d (its files and
 #   Tests/e2e/fixtures/polkit/60-secureroom-e2e.rules), and a tmpfs over /run/dbus (over
-#   /run if there is no /run/dbus). There it starts dbus-daemon with
-#   Tests/e2e/fixtures/polkit/system-bus.conf (Debian's system bus policy, polkit's bus
+#   /run if there is no /run/dbus). There it starts a dbus-daemon with
+#   lib.sh's start_system_bus (Debian's system bus policy, polkit's bus
 #   policy, the socket at the standard /run/dbus/system_bus_socket: pkexec and the agent
 #   helper are setuid and clear their environment, so only the standard path reaches
 #   them; no activation) and the real /usr/lib/polkit-1/polkitd (it drops to the user
@@ -127,9 +127,7 @@ outer_prerequisites() {
     getent passwd polkitd >/dev/null || die "user polkitd not found (install polkitd)"
     getent passwd messagebus >/dev/null || die "user messagebus not found (install dbus-daemon)"
     local f
-    for f in system-bus.conf 60-secureroom-e2e.rules; do
-        [ -f "$FIXTURES/$f" ] || die "$FIXTURES/$f not found"
-    done
+    [ -f "$FIXTURES/60-secureroom-e2e.rules" ] || die "$FIXTURES/60-secureroom-e2e.rules not found"
     [ -f "$REPO/pam/common-auth-pin" ] || die "pam/common-auth-pin not found"
 }
 outer_header() {
@@ -188,12 +186,7 @@ inner_stop() {
     done
 }
 
-# bus_call METHOD ARG...: a call to the bus daemon itself on the private system bus.
-bus_call() {
-    timeout 5 dbus-send --system --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-        "org.freedesktop.DBus.$1" "${@:2}" 2>/dev/null
-}
-polkit_on_bus() { bus_call NameHasOwner string:org.freedesktop.PolicyKit1 | grep -q 'boolean true'; }
+polkit_on_bus() { system_bus_call NameHasOwner string:org.freedesktop.PolicyKit1 | grep -q 'boolean true'; }
 
 setup_namespace() {
     enter_namespaces "start a private system bus"
@@ -249,16 +242,8 @@ setup_namespace() {
     set_pin "$PIN"
 
     # --- the system bus, then polkitd on it ---
-    install -m 0644 "$FIXTURES/system-bus.conf" "$T/bus/system.conf"
-    dbus-daemon --config-file="$T/bus/system.conf" --nofork --nopidfile > "$T/log/bus.log" 2>&1 &
-    BUS_PID=$!
+    start_system_bus /usr/share/dbus-1/system.d/org.freedesktop.PolicyKit1.conf
     local i
-    for (( i = 0; i < TIMEOUT * 10; i++ )); do
-        bus_call GetId >/dev/null && break
-        kill -0 "$BUS_PID" 2>/dev/null || die "dbus-daemon exited at start: $(cat "$T/log/bus.log")"
-        sleep 0.1
-    done
-    bus_call GetId >/dev/null || die "the private system bus did not answer within ${TIMEOUT}s"
     "$POLKITD" > "$T/log/polkitd.log" 2>&1 &
     POLKITD_PID=$!
     for (( i = 0; i < TIMEOUT * 10; i++ )); do
