@@ -13,6 +13,9 @@ import SecureRoomBase
 ///     attribute(mac BLOB, title_mac BLOB)              one row per attribute of a secret
 ///                                                      (its keyed MAC: searchable, not readable)
 public final class VaultStore {
+    /// The largest value a secret may have, in bytes.
+    public static let maximumValueLength = VaultCipher.maximumValueLength
+
     /// The vault file.
     public let path: String
     private let database: SQLiteConnection

@@ -5,26 +5,52 @@ import ArgumentParser
 import CSecureRoomSystem
 import FoundationEssentials
 import Glibc
+import SecureRoomCommandLine
 import SecureRoomCore
 import SecureRoomVault
 
-/// `secureroom-vault import`: store many secrets at once from JSON (the form `export`
-/// writes).
+/// `secureroom-vault import`: store many secrets at once, from JSON (the form `export`
+/// writes), a pass(1) store or a KeePassXC CSV export; a re-run skips what is there.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Store the secrets in a JSON array read from standard input, all or none.",
+        abstract: "Store secrets from JSON on standard input, a pass store or a KeePassXC CSV export.",
         discussion: """
-            The input is an array of objects, at most 256 MiB, as 'export' writes them: \
-            "title", then the value as "value" (stored as the UTF-8 of the string) or \
-            "value_base64" (any bytes), and optionally "label", "content_type" and \
-            "attributes" (an object of strings), which Secret Service clients such as \
-            secret-tool look secrets up by. Without them a secret has its title as its label, \
-            no attributes and text/plain. Any other key is refused, so that nothing is \
-            dropped unseen. The secrets are written in one transaction: if any title exists \
-            already (without --replace), appears twice, or is invalid, nothing is stored. \
-            The input is plaintext; delete it afterwards.
+            --from json (the default) reads an array of objects, at most 256 MiB, from \
+            standard input, as 'export' writes them: "title", then the value as "value" \
+            (stored as the UTF-8 of the string) or "value_base64" (any bytes), and optionally \
+            "label", "content_type" and "attributes" (an object of strings), which Secret \
+            Service clients such as secret-tool look secrets up by. Without them a secret has \
+            its title as its label, no attributes and text/plain. Any other key is refused, so \
+            that nothing is dropped unseen. JSON is all or none: if a title is in the vault \
+            with another value (without --replace), appears twice, or is invalid, nothing is \
+            stored. The input is plaintext; delete it afterwards.
+
+            --from pass [DIR] reads a pass(1) store (DIR, else $PASSWORD_STORE_DIR, else \
+            ~/.password-store): each NAME.gpg, decrypted by your gpg as 'pass show' does, \
+            becomes the secret NAME with the whole file as its value and the attribute \
+            pass-entry=NAME.
+
+            --from keepassxc FILE reads KeePassXC's CSV export: each entry becomes the secret \
+            GROUP/TITLE with its password as the value, TITLE as the label and the \
+            attributes username, url and keepassxc-group. Notes and TOTP are not imported.
+
+            A secret already in the vault with the same value, label and attributes is \
+            skipped, so a re-run imports nothing twice; one with another value is not \
+            changed unless --replace. Every stored value is read back and compared. On a \
+            terminal a progress bar shows the reading; at the end a summary counts what was \
+            imported, skipped and failed, and names each failure. Exit status 1 if any entry \
+            failed (the others are stored).
             """)
+
+    @Option(help: "Where the secrets come from: json (standard input), pass or keepassxc.")
+    var from: ImportSource = .json
+
+    @Argument(
+        help: ArgumentHelp(
+            "pass: the store (default $PASSWORD_STORE_DIR or ~/.password-store); keepassxc: the CSV file.",
+            valueName: "path"))
+    var path: String?
 
     @Flag(help: "Overwrite secrets with the same titles (and their label, attributes, content type when given).")
     var replace = false
@@ -34,18 +60,118 @@ struct ImportCommand: ParsableCommand {
     /// The largest input accepted.
     static let inputLimit = 256 << 20
 
+    func validate() throws {
+        switch from {
+        case .json where path != nil: throw ValidationError("--from json reads standard input; it takes no path")
+        case .keepassxc where path == nil: throw ValidationError("--from keepassxc needs the exported CSV file")
+        default: break
+        }
+    }
+
     func run() throws {
         try reportingFailures {
             let store = try vault.open(create: true)
+            let batch = try read()
+            let summary = try Self.store(batch, in: store, replace: replace, allOrNothing: from == .json)
+            printError(summary.text)
+            if !summary.failed.isEmpty { throw ExitStatus.failure }
+        }
+    }
+
+    /// The source's secrets.
+    private func read() throws -> ImportBatch {
+        switch from {
+        case .json:
             var input = try FileDescriptor.readAll(
                 STDIN_FILENO, limit: Self.inputLimit,
                 failure: { SecureRoomError.system(operation: "read", path: "standard input", errno: errno) },
                 tooLarge: { VaultError.invalid("the input is larger than \(Self.inputLimit >> 20) MiB") })
             defer { input.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
-            let secrets = try Self.decode(input)
-            try store.add(secrets, replace: replace)
-            printError("imported \(secrets.count) secret\(secrets.count == 1 ? "" : "s")")
+            return ImportBatch(secrets: try Self.decode(input))
+        case .pass:
+            let passwords = try PasswordStore(path: path)
+            let names = try passwords.names()
+            var batch = ImportBatch()
+            let progress = ImportProgress(total: names.count, activity: "decrypting")
+            defer { progress.finish() }
+            for (done, name) in names.enumerated() {
+                progress.update(done)
+                do { batch.secrets.append(try passwords.read(name)) } catch VaultError.invalid(let reason) {
+                    batch.unreadable.append((name, reason))
+                }
+            }
+            return batch
+        case .keepassxc:
+            guard let path else { throw ValidationError("--from keepassxc needs the exported CSV file") }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw SecureRoomError.system(operation: "open", path: path, errno: errno) }
+            defer { close(descriptor) }
+            var bytes = try FileDescriptor.readAll(
+                descriptor, limit: Self.inputLimit,
+                failure: { SecureRoomError.system(operation: "read", path: path, errno: errno) },
+                tooLarge: { VaultError.invalid("\(path) is larger than \(Self.inputLimit >> 20) MiB") })
+            defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+            return try KeePassXCExport(bytes).batch()
         }
+    }
+
+    /// What `store` did: how many secrets were imported and skipped, and which failed why.
+    struct Summary {
+        /// Secrets stored and read back intact.
+        var imported = 0
+        /// Secrets already in the vault as given.
+        var skipped = 0
+        /// Entries not imported: the source's unreadable ones, conflicts, bad read-backs.
+        var failed: [(name: String, reason: String)] = []
+
+        /// The lines for standard error.
+        var text: String {
+            let secrets = imported == 1 ? "1 secret" : "\(imported) secrets"
+            return
+                (["imported \(secrets), skipped \(skipped) already in the vault, failed \(failed.count)"]
+                + failed.map { "  \(TitleText.escaped($0.name)): \($0.reason)" }).joined(separator: "\n")
+        }
+    }
+
+    /// Stores the secrets of `batch` that are not in `store` as given, in one transaction,
+    /// then reads each back. A title present with another value fails (`replace`
+    /// overwrites it); with `allOrNothing` (JSON) that stores nothing at all.
+    static func store(_ batch: ImportBatch, in store: VaultStore, replace: Bool, allOrNothing: Bool) throws -> Summary {
+        var summary = Summary(failed: batch.unreadable)
+        var fresh: [VaultStore.NewSecret] = []
+        for secret in batch.secrets {
+            let existing: VaultSecret?
+            do { existing = try store.secret(titled: secret.title) } catch VaultError.notFound { existing = nil }
+            if let existing, Self.holds(existing, secret) {
+                summary.skipped += 1
+            } else if existing != nil && !replace {
+                if allOrNothing { throw VaultError.exists(title: secret.title) }
+                summary.failed.append(
+                    (secret.title, "already in the vault with another value (--replace overwrites it)"))
+            } else {
+                fresh.append(secret)
+            }
+        }
+        try store.add(fresh, replace: replace)
+        let progress = ImportProgress(total: fresh.count, activity: "checking")
+        defer { progress.finish() }
+        for (done, secret) in fresh.enumerated() {
+            progress.update(done)
+            if secret.value.constantTimeEquals(try store.secret(titled: secret.title).value) {
+                summary.imported += 1
+            } else {
+                summary.failed.append((secret.title, "read back, its value differs from the source's"))
+            }
+        }
+        return summary
+    }
+
+    /// Whether `existing` is `new` already: the same value, and the same label, attributes
+    /// and content type where `new` gives them.
+    private static func holds(_ existing: VaultSecret, _ new: VaultStore.NewSecret) -> Bool {
+        existing.value.constantTimeEquals(new.value) && (new.label ?? existing.label) == existing.label
+            && (new.attributes ?? existing.attributes) == existing.attributes
+            && (new.contentType ?? existing.contentType) == existing.contentType
     }
 
     /// The entries as secrets with their values in wiped buffers. The decoder reads

@@ -565,7 +565,8 @@ final class VaultTests: XCTestCase {
         let entries = (1...300).map { "{\"title\":\"site-\($0)\",\"value\":\"v\($0) \\u00e9\\n\"}" }
         let imported = try vault(["import"], input: "[" + entries.joined(separator: ",") + "]")
         XCTAssertEqual(imported.status, 0, imported.errorOutput)
-        XCTAssertEqual(imported.errorOutput, "secureroom-vault: imported 300 secrets\n")
+        XCTAssertEqual(
+            imported.errorOutput, "secureroom-vault: imported 300 secrets, skipped 0 already in the vault, failed 0\n")
         XCTAssertEqual(try vault(["get", "site-150"]).output, "v150 \u{e9}\n")
         // One title already there, one repeated, one invalid, or bad JSON: nothing is stored.
         for (input, message) in [
@@ -608,7 +609,8 @@ final class VaultTests: XCTestCase {
             """
         let imported = try vault(["import"], input: input)
         XCTAssertEqual(imported.status, 0, imported.errorOutput)
-        XCTAssertEqual(imported.errorOutput, "secureroom-vault: imported 3 secrets\n")
+        XCTAssertEqual(
+            imported.errorOutput, "secureroom-vault: imported 3 secrets, skipped 0 already in the vault, failed 0\n")
         let exported = try vault(["export"])
         XCTAssertEqual(exported.status, 0, exported.errorOutput)
         let array = try XCTUnwrap(
@@ -632,6 +634,99 @@ final class VaultTests: XCTestCase {
         let both = try vault(["import"], input: #"[{"title":"x","value":"y","value_base64":"eQ=="}]"#)
         XCTAssertEqual(both.status, 1)
         XCTAssertTrue(both.errorOutput.contains("exactly one of value and value_base64"), both.errorOutput)
+    }
+
+    /// `import --from pass`: a real pass(1) store, encrypted to a throwaway gpg key of the
+    /// user's; each entry decrypted by the user's gpg becomes a secret (the whole file, the
+    /// attribute pass-entry); a re-run skips all; an entry gpg cannot decrypt is named and
+    /// counted, the rest stored. `--from keepassxc`: KeePassXC's CSV export, quoting and
+    /// all; an entry without a password is counted; a changed value is not overwritten
+    /// without --replace.
+    func testImportFromPassAndKeePassXCCountsSkipsAndReadsBack() throws {
+        try prepare()
+        try setUpVault()
+        let home = stage.scratch + "/import-home"
+        try FileManager.default.createDirectory(atPath: home + "/.gnupg", withIntermediateDirectories: true)
+        XCTAssertEqual(chown(home, uid, uid), 0)
+        XCTAssertEqual(chown(home + "/.gnupg", uid, uid), 0)
+        XCTAssertEqual(chmod(home + "/.gnupg", 0o700), 0)
+        let environment = [
+            "HOME": home, "GNUPGHOME": home + "/.gnupg", "XDG_DATA_HOME": stage.scratch + "/data-\(uid)",
+            "PATH": "/usr/bin:/bin", "PASSWORD_STORE_DIR": home + "/store",
+        ]
+        // Each run stops the gpg-agent it may have started: nothing outlives the test.
+        func shell(_ script: String, input: String = "") throws -> ProcessResult {
+            try stage.run(
+                as: uid, "/bin/sh", ["-c", script + "; s=$?; gpgconf --kill gpg-agent; exit $s"], input: input,
+                environment: environment)
+        }
+        let made = try shell(
+            "gpg --batch --quiet --pinentry-mode loopback --passphrase '' --quick-gen-key 'SecureRoom test' "
+                + "default default never && pass init 'SecureRoom test' >/dev/null && "
+                + "printf 'hunter2\\nlogin: octocat\\n' | pass insert -m web/github >/dev/null && "
+                + "printf 'mail-secret\\n' | pass insert -m mail >/dev/null")
+        XCTAssertEqual(made.status, 0, made.errorOutput)
+        let vault = stage.bin + "/secureroom-vault"
+        let imported = try shell("\(vault) import --from pass")
+        XCTAssertEqual(imported.status, 0, imported.errorOutput)
+        XCTAssertEqual(
+            imported.errorOutput, "secureroom-vault: imported 2 secrets, skipped 0 already in the vault, failed 0\n")
+        XCTAssertEqual(try self.vault(["get", "web/github"]).output, "hunter2\nlogin: octocat\n")
+        XCTAssertEqual(try exportedAttributes()["web/github"], ["pass-entry": "web/github"])
+        try sandbox.write(home + "/store/broken.gpg", "not an OpenPGP message", mode: 0o644)
+        let again = try shell("\(vault) import --from pass")
+        XCTAssertEqual(again.status, 1, "an entry failed")
+        XCTAssertTrue(
+            again.errorOutput.hasPrefix(
+                "secureroom-vault: imported 0 secrets, skipped 2 already in the vault, failed 1\n"
+                    + "  broken: gpg could not decrypt it"
+            ),
+            again.errorOutput)
+
+        let csv = """
+            "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"
+            "Root","Bank","me","p,a""ss","https://bank.example","line 1
+            line 2","","0","2026-01-01T00:00:00Z","2026-01-01T00:00:00Z"
+            "Root/Internet","Forum","fan","forum-pw","","","","0","",""
+            "Root/Internet","Empty","","","","","","0","",""
+
+            """
+        try sandbox.write(home + "/export.csv", csv, mode: 0o644)
+        let keepass = try shell("\(vault) import --from keepassxc \(home)/export.csv")
+        XCTAssertEqual(keepass.status, 1, "the entry without a password failed")
+        XCTAssertTrue(
+            keepass.errorOutput.hasPrefix(
+                "secureroom-vault: imported 2 secrets, skipped 0 already in the vault, failed 1\n"
+                    + "  Internet/Empty: row 4 has no password"
+            ),
+            keepass.errorOutput)
+        XCTAssertEqual(try self.vault(["get", "Bank"]).output, "p,a\"ss")
+        XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "forum-pw")
+        let attributes = try exportedAttributes()
+        XCTAssertEqual(attributes["Internet/Forum"], ["keepassxc-group": "Internet", "username": "fan"])
+        XCTAssertEqual(attributes["Bank"], ["username": "me", "url": "https://bank.example"])
+        try sandbox.write(home + "/export.csv", csv.replacingOccurrences(of: "forum-pw", with: "new-pw"), mode: 0o644)
+        let changed = try shell("\(vault) import --from keepassxc \(home)/export.csv")
+        XCTAssertTrue(changed.errorOutput.contains("skipped 1 already in the vault, failed 2"), changed.errorOutput)
+        XCTAssertTrue(
+            changed.errorOutput.contains("  Internet/Forum: already in the vault with another value"),
+            changed.errorOutput)
+        XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "forum-pw", "not overwritten")
+        let replaced = try shell("\(vault) import --from keepassxc --replace \(home)/export.csv")
+        XCTAssertTrue(replaced.errorOutput.contains("imported 1 secret, skipped 1"), replaced.errorOutput)
+        XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "new-pw")
+    }
+
+    /// Each secret's attributes, by title, from `export`.
+    private func exportedAttributes() throws -> [String: [String: String]] {
+        let exported = try vault(["export"])
+        let array = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(exported.output.utf8)) as? [[String: Any]], exported.errorOutput
+        )
+        return Dictionary(
+            uniqueKeysWithValues: array.compactMap { entry in
+                (entry["title"] as? String).map { ($0, entry["attributes"] as? [String: String] ?? [:]) }
+            })
     }
 
     /// Titles as given: `t\xff` and `t\xfe` would both read as "t\u{FFFD}" and address one

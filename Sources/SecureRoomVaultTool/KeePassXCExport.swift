@@ -1,0 +1,115 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
+import SecureRoomCore
+import SecureRoomVault
+
+/// A KeePassXC CSV export (Database > Export > CSV File) read for `import --from
+/// keepassxc`: RFC 4180 fields (quoted, "" for a quote, line breaks inside quotes), a
+/// header naming the columns. Each entry with a password becomes the secret titled
+/// GROUP/TITLE (the group path without KeePassXC's "Root/"; " (2)", " (3)" for a title
+/// seen before): the password as its value, TITLE as its label, and the attributes
+/// `username`, `url` and `keepassxc-group` where they are not empty. Notes and TOTP
+/// seeds are not imported; entries without a password are counted as unreadable.
+struct KeePassXCExport {
+    /// The columns a file must have.
+    static let requiredColumns = ["Group", "Title", "Username", "Password", "URL"]
+
+    /// The file's rows after the header, as column name → field.
+    let rows: [[String: String]]
+
+    /// Parses `bytes` (the file, UTF-8).
+    init(_ bytes: [UInt8]) throws {
+        var records = try Self.records(bytes)
+        guard !records.isEmpty else { throw VaultError.invalid("the KeePassXC export is empty") }
+        let header = records.removeFirst()
+        let missing = Self.requiredColumns.filter { !header.contains($0) }
+        guard missing.isEmpty else {
+            throw VaultError.invalid(
+                "not a KeePassXC CSV export: no column \(missing.joined(separator: ", ")) in its header")
+        }
+        rows = records.filter { $0 != [""] }.map { fields in
+            Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The rows as secrets, in order.
+    func batch() -> ImportBatch {
+        var batch = ImportBatch()
+        var titles: [String: Int] = [:]
+        for (number, row) in rows.enumerated() {
+            let group = Self.groupPath(row["Group"] ?? "")
+            let name = row["Title", default: ""].isEmpty ? "untitled" : row["Title", default: ""]
+            var title = group.isEmpty ? name : group + "/" + name
+            let seen = titles[title, default: 0] + 1
+            titles[title] = seen
+            if seen > 1 { title += " (\(seen))" }
+            guard let password = row["Password"], !password.isEmpty else {
+                batch.unreadable.append((title, "row \(number + 2) has no password"))
+                continue
+            }
+            var attributes: [String: String] = [:]
+            for (column, attribute) in [("Username", "username"), ("URL", "url")] {
+                if let value = row[column], !value.isEmpty { attributes[attribute] = value }
+            }
+            if !group.isEmpty { attributes["keepassxc-group"] = group }
+            batch.secrets.append(
+                VaultStore.NewSecret(
+                    title: title, value: Array(password.utf8).withUnsafeBytes { SecretBytes(copying: $0) }, label: name,
+                    attributes: attributes))
+        }
+        return batch
+    }
+
+    /// KeePassXC's group path without its root group's name.
+    private static func groupPath(_ group: String) -> String {
+        if group == "Root" { return "" }
+        return group.hasPrefix("Root/") ? String(group.dropFirst(5)) : group
+    }
+
+    /// RFC 4180 records: fields split on commas and line ends outside quotes.
+    private static func records(_ bytes: [UInt8]) throws -> [[String]] {
+        var records: [[String]] = []
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var quoted = false
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // a byte-order mark
+        func endField() {
+            fields.append(String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if quoted {
+                if byte == UInt8(ascii: "\"") {
+                    if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
+                        field.append(byte)
+                        index += 1
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    field.append(byte)
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): quoted = true
+            case UInt8(ascii: ","): endField()
+            case UInt8(ascii: "\r"): continue
+            case UInt8(ascii: "\n"):
+                endField()
+                records.append(fields)
+                fields.removeAll()
+            default: field.append(byte)
+            }
+        }
+        guard !quoted else { throw VaultError.invalid("the KeePassXC export ends inside a quoted field") }
+        if !field.isEmpty || !fields.isEmpty {
+            endField()
+            records.append(fields)
+        }
+        return records
+    }
+}

@@ -1,0 +1,89 @@
+// SPDX-FileCopyrightText: 2026 SecureRoom authors
+// SPDX-License-Identifier: Apache-2.0
+
+import CSecureRoomSystem
+import Glibc
+import SecureRoomCore
+import SecureRoomVault
+
+/// A program run to completion as the user, in the user's environment (gpg for `import
+/// --from pass` needs its agent), with standard input from /dev/null: its exit status, its
+/// standard output in a wiped buffer (a decrypted secret) and the end of its standard
+/// error, for a message.
+struct ProgramOutput {
+    /// The exit status (128 + N for a signal).
+    let status: Int32
+    /// Standard output, at most `limit` bytes.
+    let output: SecretBytes
+    /// The last line of standard error, for a message.
+    let errorLine: String
+
+    /// Runs `arguments[0]` (looked up in PATH) with `arguments`; output beyond `limit`
+    /// bytes is an error.
+    init(_ arguments: [String], limit: Int) throws {
+        var outputPipe: [Int32] = [-1, -1]
+        var errorPipe: [Int32] = [-1, -1]
+        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
+            throw SecureRoomError.system(operation: "pipe", path: arguments[0], errno: errno)
+        }
+        // Only the child's copies, made by the file actions, may outlive the exec.
+        for descriptor in outputPipe + errorPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], STDERR_FILENO)
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        close(outputPipe[1])
+        close(errorPipe[1])
+        defer {
+            close(outputPipe[0])
+            close(errorPipe[0])
+        }
+        guard spawned == 0 else { throw SecureRoomError.system(operation: "run", path: arguments[0], errno: spawned) }
+        // Both pipes at once: a program that fills one while we wait on the other would hang.
+        var collected: [UInt8] = []
+        var errors: [UInt8] = []
+        defer { collected.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+        var open = [outputPipe[0], errorPipe[0]]
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        defer { chunk.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+        while !open.isEmpty {
+            var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            if poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for descriptor in descriptors where descriptor.revents != 0 {
+                let count = read(descriptor.fd, &chunk, chunk.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else {
+                    open.removeAll { $0 == descriptor.fd }
+                    continue
+                }
+                if descriptor.fd == outputPipe[0] {
+                    collected += chunk[..<count]
+                } else {
+                    errors = Array((errors + chunk[..<count]).suffix(4_096))
+                }
+            }
+            guard collected.count <= limit else {
+                kill(pid, SIGKILL)
+                break
+            }
+        }
+        var waited: Int32 = 0
+        while waitpid(pid, &waited, 0) < 0 && errno == EINTR {}
+        status = waited & 0x7f == 0 ? (waited >> 8) & 0xff : 128 + (waited & 0x7f)
+        guard collected.count <= limit else {
+            throw VaultError.invalid("\(arguments[0]) wrote more than \(limit) bytes")
+        }
+        output = collected.withUnsafeBytes { SecretBytes(copying: $0) }
+        errorLine =
+            String(decoding: errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+    }
+}
