@@ -7,14 +7,16 @@ import FoundationEssentials
 import Glibc
 import SecureRoomCommandLine
 import SecureRoomCore
+import SecureRoomSecretService
 import SecureRoomVault
 
 /// `secureroom-vault import`: store many secrets at once, from JSON (the form `export`
-/// writes), a pass(1) store or a KeePassXC CSV export; a re-run skips what is there.
+/// writes), a pass(1) store, a KeePassXC CSV export or the Secret Service provider
+/// running now; a re-run skips what is there.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Store secrets from JSON on standard input, a pass store or a KeePassXC CSV export.",
+        abstract: "Store secrets from JSON, a pass store, a KeePassXC export or a running Secret Service.",
         discussion: """
             --from json (the default) reads an array of objects, at most 256 MiB, from \
             standard input, as 'export' writes them: "title", then the value as "value" \
@@ -35,6 +37,13 @@ struct ImportCommand: ParsableCommand {
             GROUP/TITLE with its password as the value, TITLE as the label and the \
             attributes username, url and keepassxc-group. Notes and TOTP are not imported.
 
+            --from secret-service reads the Secret Service provider running on your session \
+            bus now (gnome-keyring, KeePassXC), before 'secureroom-vault serve' takes its \
+            place: each unlocked item becomes a secret titled by its label (" (2)" for a label \
+            seen before), with its label, attributes and content type, so secret-tool and \
+            other clients find it here as they did there. Items the provider keeps locked are \
+            counted as failed: unlock them there and import again.
+
             A secret already in the vault with the same value, label and attributes is \
             skipped, so a re-run imports nothing twice; one with another value is not \
             changed unless --replace. Every stored value is read back and compared. On a \
@@ -43,7 +52,7 @@ struct ImportCommand: ParsableCommand {
             failed (the others are stored).
             """)
 
-    @Option(help: "Where the secrets come from: json (standard input), pass or keepassxc.")
+    @Option(help: "Where the secrets come from: json (standard input), pass, keepassxc or secret-service.")
     var from: ImportSource = .json
 
     @Argument(
@@ -62,7 +71,8 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         switch from {
-        case .json where path != nil: throw ValidationError("--from json reads standard input; it takes no path")
+        case .json where path != nil, .secretService where path != nil:
+            throw ValidationError("--from \(from.rawValue) takes no path")
         case .keepassxc where path == nil: throw ValidationError("--from keepassxc needs the exported CSV file")
         default: break
         }
@@ -112,6 +122,25 @@ struct ImportCommand: ParsableCommand {
                 tooLarge: { VaultError.invalid("\(path) is larger than \(Self.inputLimit >> 20) MiB") })
             defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
             return try KeePassXCExport(bytes).batch()
+        case .secretService:
+            let (items, locked) = try ProviderReader(limit: VaultStore.maximumValueLength).readAll()
+            var batch = ImportBatch()
+            var titles: [String: Int] = [:]
+            for item in items {
+                var title = item.label.isEmpty ? "untitled" : item.label
+                let seen = titles[title, default: 0] + 1
+                titles[title] = seen
+                if seen > 1 { title += " (\(seen))" }
+                batch.secrets.append(
+                    VaultStore.NewSecret(
+                        title: title, value: item.value, label: item.label, attributes: item.attributes,
+                        contentType: item.contentType))
+            }
+            if locked > 0 {
+                batch.unreadable.append(
+                    ("\(locked) item\(locked == 1 ? "" : "s")", "locked in the provider: unlock there, import again"))
+            }
+            return batch
         }
     }
 

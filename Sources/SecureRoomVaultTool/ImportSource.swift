@@ -11,4 +11,7 @@ enum ImportSource: String, ExpressibleByArgument, CaseIterable {
     case pass
     /// A KeePassXC CSV export.
     case keepassxc
+    /// The Secret Service provider running now (gnome-keyring, KeePassXC), before `serve`
+    /// takes its place.
+    case secretService = "secret-service"
 }

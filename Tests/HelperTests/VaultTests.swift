@@ -717,6 +717,51 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "new-pw")
     }
 
+    /// `import --from secret-service`: the real gnome-keyring-daemon on a private session
+    /// bus (dbus-run-session), two items stored by secret-tool under one label: both are
+    /// imported with their labels and attributes ("Git token", "Git token (2)"), so the
+    /// same lookups find them; a re-run skips both.
+    func testImportFromARunningSecretServiceKeepsLabelsAndAttributes() throws {
+        try prepare()
+        try setUpVault()
+        let home = stage.scratch + "/keyring-home"
+        for directory in [home, home + "/run"] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            XCTAssertEqual(chown(directory, uid, uid), 0)
+            XCTAssertEqual(chmod(directory, 0o700), 0)
+        }
+        let vault = stage.bin + "/secureroom-vault"
+        let script = """
+            printf 'keyring password' | gnome-keyring-daemon --unlock --components=secrets >/dev/null || exit 90
+            printf 'hub-token' | secret-tool store --label='Git token' service github.com user octocat || exit 91
+            printf 'lab-token' | secret-tool store --label='Git token' service gitlab.com user octocat || exit 92
+            \(vault) import --from secret-service 2>&1
+            \(vault) import --from secret-service 2>&1
+            status=$?
+            pkill -u "$(id -u)" -x gnome-keyring-d
+            exit $status
+            """
+        let run = try stage.run(
+            as: uid, "/usr/bin/dbus-run-session", ["--", "/bin/sh", "-c", script],
+            environment: [
+                "HOME": home, "XDG_RUNTIME_DIR": home + "/run", "XDG_DATA_HOME": stage.scratch + "/data-\(uid)",
+                "PATH": "/usr/bin:/bin",
+            ])
+        XCTAssertEqual(run.status, 0, run.output + run.errorOutput)
+        XCTAssertEqual(
+            run.output.split(separator: "\n").filter { $0.hasPrefix("secureroom-vault: imported") },
+            [
+                "secureroom-vault: imported 2 secrets, skipped 0 already in the vault, failed 0",
+                "secureroom-vault: imported 0 secrets, skipped 2 already in the vault, failed 0",
+            ], run.output)
+        let attributes = try exportedAttributes()
+        let values = [try self.vault(["get", "Git token"]).output, try self.vault(["get", "Git token (2)"]).output]
+        XCTAssertEqual(Set(values), ["hub-token", "lab-token"])
+        let github = values[0] == "hub-token" ? "Git token" : "Git token (2)"
+        XCTAssertEqual(attributes[github]?["service"], "github.com")
+        XCTAssertEqual(attributes[github]?["user"], "octocat")
+    }
+
     /// Each secret's attributes, by title, from `export`.
     private func exportedAttributes() throws -> [String: [String: String]] {
         let exported = try vault(["export"])

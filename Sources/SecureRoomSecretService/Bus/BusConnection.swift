@@ -164,6 +164,47 @@ final class BusConnection {
         _ = sd_bus_send(bus, call, nil)
     }
 
+    /// Calls `interface.member` on `destination` at `path` with the arguments `arguments`
+    /// appends, waits (25 s at most) for the reply and returns what `read` reads from it.
+    /// An error reply is thrown as a `BusFailure` with the error's name and message.
+    func call<Result>(
+        _ destination: String, _ path: String, interface: String, member: String,
+        arguments: (BusMessage) throws -> Void = { _ in }, read: (BusMessage) throws -> Result
+    ) throws -> Result {
+        var call: OpaquePointer?
+        let made = sd_bus_message_new_method_call(bus, &call, destination, path, interface, member)
+        guard made >= 0, let call else { throw BusFailure.failed("\(member): \(String(cString: strerror(-made)))") }
+        defer { sd_bus_message_unref(call) }
+        try arguments(BusMessage(pointer: call))
+        var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
+        var reply: OpaquePointer?
+        let status = sd_bus_call(bus, call, 25_000_000, &error, &reply)
+        defer {
+            sd_bus_error_free(&error)
+            sd_bus_message_unref(reply)
+        }
+        guard status >= 0, let reply else {
+            throw BusFailure(
+                name: error.name.map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed",
+                message: "\(interface).\(member): "
+                    + (error.message.map { String(cString: $0) } ?? String(cString: strerror(-status))))
+        }
+        return try read(BusMessage(pointer: reply))
+    }
+
+    /// Whether `name` is owned by a process running this very program (/proc/PID/exe).
+    func isOwnedByThisProgram(_ name: String) -> Bool {
+        var creds: OpaquePointer?
+        guard sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else { return false }
+        defer { sd_bus_creds_unref(creds) }
+        var pid: pid_t = 0
+        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return false }
+        var owner = stat()
+        var me = stat()
+        return stat("/proc/\(pid)/exe", &owner) == 0 && stat("/proc/self/exe", &me) == 0
+            && owner.st_dev == me.st_dev && owner.st_ino == me.st_ino
+    }
+
     /// Processes messages until `stop` says so. Between messages it waits on the bus for at
     /// most `wake()` milliseconds (-1: until a message comes), with `signals` unblocked
     /// only during that wait (`sr_poll_unblocking`), so a stop signal is never missed.

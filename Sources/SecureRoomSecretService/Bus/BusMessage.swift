@@ -106,7 +106,7 @@ struct BusMessage {
     func readPropertyDictionary(_ entry: (String) throws -> Bool) throws {
         try enter("a", "{sv}")
         while try enter("e", "sv") {
-            if !(try entry(try readString())) { try check(sd_bus_message_skip(pointer, "v"), "a variant") }
+            if !(try entry(try readString())) { try skip("v") }
             try exit()
         }
         try exit()
@@ -120,6 +120,9 @@ struct BusMessage {
         guard type == Self.code("v"), let contents else { throw BusFailure.invalidArguments("a variant was expected") }
         return String(cString: contents)
     }
+
+    /// Skips values of the D-Bus `types` ("v": one variant, whatever it holds).
+    func skip(_ types: String) throws { try check(sd_bus_message_skip(pointer, types), "a value of type \(types)") }
 
     /// True at the end of the current container.
     func atEnd() -> Bool { sd_bus_message_at_end(pointer, 0) > 0 }
