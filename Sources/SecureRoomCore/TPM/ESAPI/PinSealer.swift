@@ -3,10 +3,12 @@
 
 import CTSS2
 
-/// Seals a 32-byte secret to the TPM behind a 32-byte authValue (derived
-/// from the PIN by the caller), and unseals it again.
+/// Seals a bound PIN's 32-byte secret to the TPM and unseals it: behind the PIN's own
+/// counter (version 3, `seal(_:behind:pcrs:)`), or, for records SecureRoom 0.2 wrote and
+/// 0.3 only reads and migrates, behind a 32-byte authValue derived from the PIN
+/// (version 2, `unseal(_:authValue:)`).
 ///
-/// The sealed object is a `TPM2_ALG_KEYEDHASH` data object (scheme NULL),
+/// A version 2 object is a `TPM2_ALG_KEYEDHASH` data object (scheme NULL),
 /// nameAlg SHA-256, attributes `fixedTPM|fixedParent` only:
 /// * no `userWithAuth`: the authValue can only be proven through the
 ///   policy (`PolicyAuthValue`), i.e. inside an HMAC'd policy session; a
@@ -32,40 +34,6 @@ public struct PinSealer {
         pub.publicArea.authPolicy = try TPM2B_DIGEST(checking: policy, what: "authPolicy")
         pub.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_NULL
         return pub
-    }
-
-    /// Seals `secret` under `authValue`.
-    ///
-    /// ESAPI sequence:
-    /// 1. SRK: `Esys_TR_FromTPMPublic(0x81000001)` or `Esys_CreatePrimary`.
-    /// 2. Trial session → `Esys_PolicyAuthValue` → `Esys_PolicyGetDigest`
-    ///    → flush; digest must equal `PolicyAuthValue.sha256Digest`.
-    /// 3. Salted HMAC session (tpmKey = SRK, AES-128-CFB, decrypt): authorizes
-    ///    the SRK for `Esys_Create` and encrypts `inSensitive`, so neither
-    ///    authValue nor secret crosses the bus in clear.
-    /// 4. `Esys_Create(SRK, session, inSensitive{userAuth, data}, template)`.
-    /// 5. Marshal outPublic/outPrivate; flush session and SRK.
-    public func seal(authValue: [UInt8], secret: [UInt8]) throws -> ObjectBlob {
-        guard (1...Self.authLength).contains(authValue.count) else {
-            throw TPMError.invalidArgument("authValue must be 1 to \(Self.authLength) bytes")
-        }
-        guard secret.count == Self.secretLength else {
-            throw TPMError.invalidArgument("secret must be \(Self.secretLength) bytes")
-        }
-        let conn = connection
-        return try conn.withStorageKey { srk in
-            let policy = try PolicyAuthValue.verifiedDigest(conn)
-            let template = try Self.sealTemplate(policy: policy)
-            var sensitive = TPM2B_SENSITIVE_CREATE()
-            defer { TPM2BBytes.wipe(&sensitive) }
-            try TPM2BBytes.fill(
-                &sensitive.sensitive.userAuth, size: \.size, buffer: \.buffer,
-                from: authValue, what: "authValue")
-            try TPM2BBytes.fill(
-                &sensitive.sensitive.data, size: \.size, buffer: \.buffer,
-                from: secret, what: "secret")
-            return try conn.create(template, sensitive: sensitive, under: srk, what: "sealed PIN object")
-        }
     }
 
     /// Unseals the secret with `authValue`.

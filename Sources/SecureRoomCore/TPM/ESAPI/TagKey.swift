@@ -15,37 +15,12 @@ import CTSS2
 /// guess and DA protection buys nothing. Without `noDA` the key would (a)
 /// stop working while the TPM is in DA lockout (exactly when the tag logic
 /// must keep working) and (b) let any caller sending a bogus HMAC increment
-/// the shared DA counter. The check demonstrates (a) with a DA-protected
-/// variant (`daProtected: true`).
+/// the shared DA counter. Only records SecureRoom 0.2 wrote have one (version 2
+/// bindings, version 1 decoys); 0.3 makes none.
 public struct TagKey {
     public let connection: TPMConnection
 
     public init(connection: TPMConnection) { self.connection = connection }
-
-    static func template() -> TPM2B_PUBLIC {
-        var pub = TPM2B_PUBLIC()
-        pub.publicArea.type = TPM2_ALG_KEYEDHASH
-        pub.publicArea.nameAlg = TPM2_ALG_SHA256
-        pub.publicArea.objectAttributes =
-            TPMA_OBJECT_FIXEDTPM | TPMA_OBJECT_FIXEDPARENT | TPMA_OBJECT_USERWITHAUTH | TPMA_OBJECT_SIGN_ENCRYPT
-            | TPMA_OBJECT_SENSITIVEDATAORIGIN | TPMA_OBJECT_NODA
-        pub.publicArea.parameters.keyedHashDetail.scheme.scheme = TPM2_ALG_HMAC
-        pub.publicArea.parameters.keyedHashDetail.scheme.details.hmac.hashAlg = TPM2_ALG_SHA256
-        return pub
-    }
-
-    /// Creates a new HMAC key under the SRK.
-    ///
-    /// ESAPI sequence: SRK → salted HMAC session (authorizes SRK; decrypt
-    /// attribute is harmless here, inSensitive is empty) →
-    /// `Esys_Create(SRK, session, empty inSensitive, template)` → marshal →
-    /// flush session, SRK.
-    public func create() throws -> ObjectBlob {
-        let conn = connection
-        return try conn.withStorageKey { srk in
-            try conn.create(Self.template(), sensitive: TPM2B_SENSITIVE_CREATE(), under: srk, what: "HMAC key")
-        }
-    }
 
     /// Maximum input for one `TPM2_HMAC` call (TPM2B_MAX_BUFFER).
     public static let maxData = 1024
