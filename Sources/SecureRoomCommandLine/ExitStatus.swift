@@ -18,4 +18,6 @@ public enum ExitStatus {
     public static let nameOwned = ExitCode(5)
     /// No vault file, so nothing to serve (`secureroom-vault serve`).
     public static let noVault = ExitCode(6)
+    /// The user cancelled the PIN prompt (`secureroom-vault unlock --pinentry`).
+    public static let cancelled = ExitCode(7)
 }

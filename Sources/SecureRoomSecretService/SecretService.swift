@@ -64,12 +64,36 @@ public final class SecretService {
     private var lastLocked: Bool?
     /// Until when no further desktop notification goes out (one per prompt wait).
     private var lastNotice: Deadline?
+    /// Starts the PIN prompt (`secureroom-vault unlock --pinentry`) and returns its pid;
+    /// nil: serve has no prompt of its own, and clients wait for `unlock` (docs/DESIGN.md §14).
+    private let startUnlock: (() -> pid_t?)?
+    /// The running PIN prompt, if any: one for every client that waits.
+    private var unlockChild: pid_t?
+    /// SearchItems calls that found the vault locked while a PIN prompt runs, answered
+    /// when it unlocks the vault, or with IsLocked when it ends without or their wait ends.
+    private var waitingSearches: [WaitingSearch] = []
+
+    /// A search answered later.
+    private struct WaitingSearch {
+        let call: BusMessage
+        let attributes: [String: String]
+        let split: Bool
+        let deadline: Deadline
+    }
+
+    /// How long a search waits for the PIN prompt: under the 25 s a GDBus client (libsecret)
+    /// waits for a reply by default.
+    static let searchWaitMilliseconds: Int64 = 20_000
 
     /// A provider over `vault`; an unlock prompt waits `promptTimeout` seconds; `log`
-    /// receives one line per event (never a secret, a label or an attribute).
-    public init(vault: Vault, promptTimeout: Int64, log: @escaping (String) -> Void) {
+    /// receives one line per event (never a secret, a label or an attribute);
+    /// `startUnlock`, when given, starts the PIN prompt (see its property).
+    public init(
+        vault: Vault, promptTimeout: Int64, startUnlock: (() -> pid_t?)? = nil, log: @escaping (String) -> Void
+    ) {
         self.vault = vault
         promptTimeoutMilliseconds = promptTimeout * 1000
+        self.startUnlock = startUnlock
         self.log = log
     }
 
@@ -158,13 +182,39 @@ public final class SecretService {
     // MARK: org.freedesktop.Secret.Service
 
     func searchItems(_ call: BusMessage, _ connection: BusConnection, split: Bool) throws {
-        let found = try search(call.readStringDictionary())
+        let attributes = try call.readStringDictionary()
+        // Locked, with a PIN prompt of our own: the answer waits for the PIN (libsecret
+        // searches before it would ask to unlock), and a locked vault is still not searched.
+        if try currentStore() == nil, waitingSearches.count < Self.promptLimit, askForPIN() {
+            waitingSearches.append(
+                WaitingSearch(
+                    call: call.retained(), attributes: attributes, split: split,
+                    deadline: Deadline(millisecondsFromNow: Self.searchWaitMilliseconds)))
+            return
+        }
+        try answer(search: call, attributes, split: split, connection)
+    }
+
+    /// The unlocked and (for the service) locked items found, or IsLocked.
+    private func answer(
+        search call: BusMessage, _ attributes: [String: String], split: Bool, _ connection: BusConnection
+    ) throws {
+        let found = try search(attributes)
         // The service answers unlocked and locked items apart (the vault has no locked
         // ones while it can be searched); the collection in one list.
         try connection.reply(to: call) {
             try $0.append(paths: found)
             if split { try $0.append(paths: []) }
         }
+    }
+
+    /// Starts the PIN prompt unless it runs; false if serve has none or it cannot start.
+    private func askForPIN() -> Bool {
+        if unlockChild != nil { return true }
+        guard let startUnlock, let child = startUnlock() else { return false }
+        unlockChild = child
+        log("vault locked: asking for the PIN (pid \(child))")
+        return true
     }
 
     func lock(_ call: BusMessage, _ connection: BusConnection) throws {
@@ -472,6 +522,7 @@ public final class SecretService {
             throw BusFailure.failed("this prompt is already showing")
         }
         try connection.reply(to: call) { _ in }
+        if askForPIN() { return }
         let advice = "run 'secureroom-vault unlock' (a client waits up to \(promptTimeoutMilliseconds / 1000) s)"
         log("vault locked: " + advice)
         if lastNotice?.hasPassed ?? true {
@@ -508,12 +559,52 @@ public final class SecretService {
     /// returns how long to wait for the next look (-1 when no prompt waits).
     private func watchPrompts() -> Int32 {
         let waiting = prompts.values.filter { $0.deadline != nil }
-        guard !waiting.isEmpty else { return -1 }
+        guard !waiting.isEmpty || !waitingSearches.isEmpty || unlockChild != nil else { return -1 }
+        let ended = reapUnlockChild()
         let unlocked = ((try? currentStore()) ?? nil) != nil
-        for prompt in waiting where unlocked || prompt.deadline?.hasPassed == true {
+        for prompt in waiting where unlocked || prompt.deadline?.hasPassed == true || ended == .cancelled {
             complete(prompt, unlocked: unlocked)
         }
-        return prompts.values.contains { $0.deadline != nil } ? 250 : -1
+        let answerable = waitingSearches.filter { unlocked || $0.deadline.hasPassed || unlockChild == nil }
+        waitingSearches.removeAll { search in answerable.contains { $0.call.pointer == search.call.pointer } }
+        for search in answerable {
+            if let connection {
+                do { try answer(search: search.call, search.attributes, split: search.split, connection) } catch {
+                    connection.reply(to: search.call, failure: Self.failure(for: error))
+                }
+            }
+            search.call.release()
+        }
+        if prompts.values.allSatisfy({ $0.deadline == nil }) && waitingSearches.isEmpty { stopUnlockChild() }
+        return prompts.values.contains { $0.deadline != nil } || !waitingSearches.isEmpty || unlockChild != nil
+            ? 250 : -1
+    }
+
+    /// How the PIN prompt ended, if it did since the last look.
+    private enum PromptEnd { case cancelled, other }
+
+    /// Reaps the PIN prompt if it has ended: `cancelled` when the user cancelled it
+    /// (`unlock` exits 7), `other` for anything else (unlocked, wrong PINs, no display).
+    private func reapUnlockChild() -> PromptEnd? {
+        guard let child = unlockChild else { return nil }
+        var status: Int32 = 0
+        guard waitpid(child, &status, WNOHANG) == child else { return nil }
+        unlockChild = nil
+        let exited = status & 0x7f == 0
+        log("PIN prompt ended (\(exited ? "exit \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"))")
+        return exited && (status >> 8) & 0xff == Self.cancelledStatus ? .cancelled : .other
+    }
+
+    /// `secureroom-vault unlock`'s exit status for a cancelled prompt (ExitStatus.cancelled).
+    static let cancelledStatus: Int32 = 7
+
+    /// Ends the PIN prompt when nobody waits for it any more.
+    private func stopUnlockChild() {
+        guard let child = unlockChild else { return }
+        kill(child, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        unlockChild = nil
     }
 
     private func complete(_ prompt: UnlockPrompt, unlocked: Bool) {

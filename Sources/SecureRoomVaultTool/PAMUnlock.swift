@@ -19,20 +19,37 @@ struct PAMUnlock {
     let format: PINFormat
     /// Read the PIN as a line from standard input instead of the PIN pad.
     let fromStdin: Bool
+    /// Ask for the PIN with this pinentry instead (`unlock --pinentry`); the stack's
+    /// messages are shown in it, the last one above the next PIN field.
+    var pinentry: Pinentry? = nil
+
+    /// What the last `run` learnt besides its code.
+    struct Result {
+        /// The PAM code of the first step that failed, or PAM_SUCCESS.
+        let code: Int32
+        /// The last message the stack sent (a wrong PIN's, a lockout's), if any.
+        let lastMessage: String?
+        /// The user cancelled the pinentry.
+        let cancelled: Bool
+    }
 
     /// Authenticates `user` and establishes the credential; returns the PAM code of the
     /// first step that failed, or PAM_SUCCESS.
-    func run(for user: UserName) -> Int32 {
-        let context = Unmanaged.passRetained(ConversationContext(format: format, fromStdin: fromStdin))
+    func run(for user: UserName) -> Int32 { run(for: user, error: nil).code }
+
+    /// As `run(for:)`, with `error` shown above a pinentry's PIN field (the last try's message).
+    func run(for user: UserName, error: String?) -> Result {
+        let state = ConversationContext(format: format, fromStdin: fromStdin, pinentry: pinentry, error: error)
+        let context = Unmanaged.passRetained(state)
         defer { context.release() }
         var conversation = pam_conv(conv: converse, appdata_ptr: context.toOpaque())
         var handle: OpaquePointer?
         var code = pam_start(Self.service, user.rawValue, &conversation, &handle)
-        guard code == PAM_SUCCESS, let handle else { return code }
+        guard code == PAM_SUCCESS, let handle else { return Result(code: code, lastMessage: nil, cancelled: false) }
         code = pam_authenticate(handle, 0)
         if code == PAM_SUCCESS { code = pam_setcred(handle, Int32(PAM_ESTABLISH_CRED)) }
         pam_end(handle, code)
-        return code
+        return Result(code: code, lastMessage: state.lastMessage, cancelled: state.cancelled)
     }
 
     /// libpam's description of `code`.
@@ -43,9 +60,33 @@ struct PAMUnlock {
 private final class ConversationContext {
     let format: PINFormat
     let fromStdin: Bool
-    init(format: PINFormat, fromStdin: Bool) {
-        self.format = format
-        self.fromStdin = fromStdin
+    let pinentry: Pinentry?
+    /// Shown above the next pinentry field, then cleared.
+    var error: String?
+    var lastMessage: String?
+    var cancelled = false
+    init(format: PINFormat, fromStdin: Bool, pinentry: Pinentry?, error: String?) {
+        (self.format, self.fromStdin, self.pinentry, self.error) = (format, fromStdin, pinentry, error)
+    }
+
+    /// The PIN: from the pinentry (nil and `cancelled` if the user cancelled it), else
+    /// from the PIN pad or standard input.
+    func pin(prompt: String) -> SecretBytes? {
+        guard let pinentry else { return try? PINEntry.read(prompt: prompt, format: format, forceLine: fromStdin) }
+        defer { error = nil }
+        do {
+            try pinentry.show(
+                title: "SecureRoom vault",
+                description: "An application asks for your secrets. Type your PIN to unlock your SecureRoom vault.",
+                prompt: Substring(prompt).trimmingSpaces(), error: error)
+            guard let pin = try pinentry.readPIN() else {
+                cancelled = true
+                return nil
+            }
+            return pin
+        } catch {
+            return nil
+        }
     }
 }
 
@@ -67,8 +108,7 @@ private let converse:
             let text = message.msg.map { String(cString: $0) } ?? ""
             switch message.msg_style {
             case PAM_PROMPT_ECHO_OFF:
-                guard let pin = try? PINEntry.read(prompt: text, format: context.format, forceLine: context.fromStdin),
-                    let response = malloc(pin.count + 1)
+                guard let pin = context.pin(prompt: text), let response = malloc(pin.count + 1)
                 else { return abandon(replies, answered: index) }
                 pin.withUnsafeBytes {
                     if let base = $0.baseAddress { response.copyMemory(from: base, byteCount: $0.count) }
@@ -76,6 +116,8 @@ private let converse:
                 response.storeBytes(of: 0, toByteOffset: pin.count, as: UInt8.self)
                 replies[index].resp = response.assumingMemoryBound(to: CChar.self)
             case PAM_ERROR_MSG, PAM_TEXT_INFO:
+                context.lastMessage = text
+                context.error = text
                 ToolOutput.writeError(text + "\n")
             default:
                 // No visible-echo questions: the vault asks only for the PIN.

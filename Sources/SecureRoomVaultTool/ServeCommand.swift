@@ -28,16 +28,29 @@ struct ServeCommand: ParsableCommand {
             The vault must be unlocked (by logging in with your PIN, or 'secureroom-vault \
             unlock'): serve reads the key from your kernel keyring at each request, so \
             when the vault locks, the next request is refused with \
-            org.freedesktop.Secret.Error.IsLocked. An application that asks to unlock gets \
-            a prompt that waits --prompt-timeout seconds for 'secureroom-vault unlock'; \
-            serve never asks for the PIN itself. Events are logged on standard error (the \
-            journal, under systemd), never a secret, a label or an attribute.
+            org.freedesktop.Secret.Error.IsLocked. An application that asks to unlock, or \
+            searches while the vault is locked (as secret-tool lookup and Python's keyring \
+            do), gets the PIN prompt: serve runs 'secureroom-vault unlock --pinentry \
+            PROGRAM' (--pinentry, default /usr/bin/pinentry, the system's choice of \
+            pinentry-gnome3, -gtk2, -qt, -curses or -tty), so the PIN goes through PAM with \
+            the same lockout and messages as at login, never over the bus. A search waits \
+            up to 20 s for it and is then answered; an unlock prompt waits --prompt-timeout \
+            seconds, also for 'secureroom-vault unlock' typed elsewhere, and is dismissed \
+            when the PIN prompt is cancelled. With --pinentry none serve asks for nothing and \
+            a locked vault's searches are refused at once. Events are logged on standard \
+            error (the journal, under systemd), never a secret, a label or an attribute.
             """)
 
     @Option(
         help: ArgumentHelp(
             "How long an unlock prompt waits for 'secureroom-vault unlock' (1 to 3600).", valueName: "seconds"))
     var promptTimeout: Int64 = 60
+
+    @Option(
+        help: ArgumentHelp(
+            "The pinentry that asks for the PIN when an application needs the locked vault, or none.",
+            valueName: "program"))
+    var pinentry = "/usr/bin/pinentry"
 
     @OptionGroup var vault: VaultOptions
 
@@ -69,7 +82,11 @@ struct ServeCommand: ParsableCommand {
                         busyTimeout: SecretService.busyTimeoutMilliseconds)
                 },
                 lock: { _ = try keyring.remove() })
-            let service = SecretService(vault: access, promptTimeout: promptTimeout) {
+            let program = pinentry
+            let service = SecretService(
+                vault: access, promptTimeout: promptTimeout,
+                startUnlock: pinentry == "none" ? nil : { Self.startUnlock(pinentry: program) }
+            ) {
                 ToolOutput.writeError("secureroom-vault serve: \($0)\n")
             }
             if case let .nameOwned(owner) = try service.run() {
@@ -77,5 +94,22 @@ struct ServeCommand: ParsableCommand {
                 throw ExitStatus.nameOwned
             }
         }
+    }
+
+    /// Starts `secureroom-vault unlock --pinentry PROGRAM` (this very program, in this
+    /// environment: the display, $GPG_TTY) with standard input and output on /dev/null and
+    /// standard error shared (the journal); its pid, or nil if it could not start.
+    static func startUnlock(pinentry: String) -> pid_t? {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
+        let words: [String] = ["secureroom-vault", "unlock", "--pinentry", pinentry]
+        let argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/proc/self/exe", &actions, nil, argv, environ) == 0 else { return nil }
+        return pid
     }
 }

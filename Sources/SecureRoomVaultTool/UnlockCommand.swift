@@ -17,7 +17,12 @@ struct UnlockCommand: ParsableCommand {
             Asks for your PIN on the PIN pad and checks it through PAM (/etc/pam.d/secureroom-vault): \
             the same lockout as at login applies, and a wrong PIN counts. On success the \
             vault's key is in your kernel keyring for vault_timeout (default 15 minutes). \
-            With --stdin the PIN is read as one line from standard input.
+            With --stdin the PIN is read as one line from standard input. With --pinentry \
+            PROGRAM it is asked by that pinentry (Assuan: pinentry-gnome3, -gtk2, -qt, -curses, \
+            -tty, or /usr/bin/pinentry as the system's alternative chooses; a terminal one uses \
+            $GPG_TTY), up to 3 times, each wrong PIN's message shown above the next field and \
+            a lockout's in a message box; this is what 'serve' runs when an application asks \
+            for a locked vault.
 
             When a PIN cannot open the vault (no PIN, no vault yet, a vault key erased by \
             wipe_after or kept only by the recovery key, SecureRoom not set up), it says so and \
@@ -26,6 +31,16 @@ struct UnlockCommand: ParsableCommand {
 
     @Flag(help: "Read the PIN as a line from standard input.")
     var stdin = false
+
+    @Option(help: ArgumentHelp("Ask for the PIN with this pinentry program (up to 3 tries).", valueName: "program"))
+    var pinentry: String?
+
+    /// How many PINs a pinentry asks for before giving up (the lockout counts each).
+    static let pinentryTries = 3
+
+    func validate() throws {
+        if stdin && pinentry != nil { throw ValidationError("--stdin and --pinentry exclude each other") }
+    }
 
     func run() throws {
         try reportingFailures {
@@ -36,7 +51,7 @@ struct UnlockCommand: ParsableCommand {
                 printError(explanation)
                 throw ExitStatus.failure
             }
-            let code = PAMUnlock(format: configuration.format, fromStdin: stdin).run(for: keyring.user)
+            let code = try unlock(keyring.user, format: configuration.format)
             switch code {
             case PAM_SUCCESS: break
             case PAM_AUTH_ERR:
@@ -59,5 +74,26 @@ struct UnlockCommand: ParsableCommand {
             }
             print("Vault unlocked for \(DurationText.spoken(secondsLeft)).")
         }
+    }
+
+    /// The PAM code of the unlock: one try from the PIN pad or standard input, or up to
+    /// `pinentryTries` with the pinentry, which shows why each failed.
+    private func unlock(_ user: UserName, format: PINFormat) throws -> Int32 {
+        guard let pinentry else { return PAMUnlock(format: format, fromStdin: stdin).run(for: user) }
+        let prompt = try Pinentry(program: pinentry)
+        var error: String?
+        for _ in 1...Self.pinentryTries {
+            let result = PAMUnlock(format: format, fromStdin: false, pinentry: prompt).run(for: user, error: error)
+            if result.cancelled {
+                printError("cancelled")
+                throw ExitStatus.cancelled
+            }
+            guard result.code == PAM_AUTH_ERR else {
+                if result.code != PAM_SUCCESS, let message = result.lastMessage { try? prompt.message(message) }
+                return result.code
+            }
+            error = result.lastMessage ?? "Incorrect PIN."
+        }
+        return PAM_AUTH_ERR
     }
 }

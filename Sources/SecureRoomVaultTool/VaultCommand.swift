@@ -31,6 +31,7 @@ struct VaultCommand: ParsableCommand {
               4   no secret with that title
               5   another Secret Service provider owns org.freedesktop.secrets (serve)
               6   no vault to serve: run 'secureroom-vault init' first (serve)
+              7   the PIN prompt was cancelled (unlock --pinentry)
               64  usage error
 
             FILES

@@ -40,7 +40,12 @@
 #     whose Prompt() ends Completed(dismissed=true) after --prompt-timeout, whose
 #     Dismiss() ends it at once, and which completes with dismissed=false when
 #     `secureroom-vault unlock --stdin` runs meanwhile; `secureroom-vault lock` and
-#     Service.Lock lock it again;
+#     Service.Lock lock it again (all with `serve --pinentry none`);
+#   * the PIN prompt (`serve --pinentry /usr/bin/pinentry-tty`, its terminal a tmux pane of
+#     the user given as $GPG_TTY): a locked vault's `secret-tool lookup` and Python
+#     `keyring.get_password` bring up the pinentry; a wrong PIN's message is shown above
+#     the next field; then the right PIN returns the secret to the waiting client; a
+#     cancelled prompt (Ctrl-D) makes the client fail cleanly, and serve logs exit 7;
 #   * bad input answered with the contract's D-Bus errors, the provider running after
 #     each: values over 1 MiB (1 MiB accepted), labels over 1024 bytes (1024 accepted),
 #     65 attributes, long attribute names and values, a Label of the wrong type, invalid
@@ -94,6 +99,7 @@ VAULT=${SECUREROOM_VAULT:-$REPO/.build/release/secureroom-vault}
 CLIENT_SRC=$REPO/Tests/e2e/secret-service-client.py
 PY=/usr/bin/python3               # Debian's python3, which has the distribution's modules
 PIN=6193                          # passes the policy (not a sequence, not blocklisted)
+WRONG_PIN=7402                    # typed once at the pinentry (case_pinentry)
 PASSWORD='Ember-Walnut-52k'       # both users' real password (namespace only; never typed)
 TEST_USER=srsecret TEST_UID=4280  # has the PIN and the vault; runs the bus and the provider
 CALLER=srsscall CALLER_UID=4281   # runs su
@@ -334,8 +340,12 @@ EOF
     [ -n "$BUS" ] || die "dbus-daemon printed no address within ${TIMEOUT}s"
 }
 
+# start_provider [ENV=VALUE...]: serve as the user, with ENV and $PROVIDER_ARGS (default
+# --pinentry none: a locked vault's callers wait for `secureroom-vault unlock`).
+PROVIDER_ARGS=(--pinentry none)
 start_provider() {
-    as_user_bg "$VAULT_BIN" serve --prompt-timeout "$PROMPT_TIMEOUT" > "$T/log/serve.out" 2> "$T/log/serve.log" &
+    as_user_bg env "$@" "$VAULT_BIN" serve --prompt-timeout "$PROMPT_TIMEOUT" "${PROVIDER_ARGS[@]}" \
+        > "$T/log/serve.out" 2>> "$T/log/serve.log" &
     SERVE_PID=$!
     local i
     for (( i = 0; i < TIMEOUT * 10; i++ )); do
@@ -723,6 +733,91 @@ case_locked() {
     unlock_now unlock3
 }
 
+# case_pinentry: serve with a real pinentry (pinentry-tty on a tmux pane of the user, as
+# $GPG_TTY): a locked vault's secret-tool lookup and Python keyring.get_password bring up
+# the PIN prompt and return the secret once the PIN is typed; a wrong PIN's message is
+# shown above the next field; a cancelled prompt gives the client a clean refusal.
+case_pinentry() {
+    local tty job
+    python_keyring set
+    open_window pinentry "$TEST_UID" "sleep 600"
+    tty=$(tmux_ display-message -p -t "$PANE" '#{pane_tty}')
+    chown "$TEST_UID" "$tty"
+    stop_provider
+    PROVIDER_ARGS=(--pinentry /usr/bin/pinentry-tty)
+    start_provider GPG_TTY="$tty" TERM=xterm
+    DIAG=("$T/log/serve.log")
+    check "serve --pinentry /usr/bin/pinentry-tty runs and owns the name again" provider_running
+
+    vault_cmd lock-p1 lock
+    ( lookup lookup-pinentry alice; echo "$STATUS" > "$T/io/lookup-pinentry.rc" ) &
+    job=$!
+    DIAG=("$T/log/serve.log") SHOW_PANE=1
+    check "locked: secret-tool lookup brings up the pinentry's PIN prompt on the user's terminal" \
+        wait_prompts 1
+    type_line "$PANE" "$WRONG_PIN"
+    check "a wrong PIN: the pinentry asks again, showing the module's message" \
+        all 'wait_prompts 2' "pane_has '$PANE' 'Incorrect PIN'"
+    type_line "$PANE" "$PIN"
+    wait "$job" || true
+    SHOW_PANE=0
+    DIAG=("$T/io/lookup-pinentry.out" "$T/io/lookup-pinentry.err" "$T/log/serve.log")
+    check "then the right PIN: secret-tool lookup prints the secret and exits 0" \
+        all "rc_file_is '$T/io/lookup-pinentry.rc' 0" "same_bytes '$T/io/lookup-pinentry.out' '$LOGIN_VALUE'"
+
+    vault_cmd lock-p2 lock
+    ( python_keyring get; echo "$STATUS" > "$T/io/keyring-get.rc" ) &
+    job=$!
+    check "locked: Python keyring.get_password brings up the PIN prompt" wait_prompts 3
+    type_line "$PANE" "$PIN"
+    wait "$job" || true
+    DIAG=("$T/io/keyring-get.out" "$T/io/keyring-get.err" "$T/log/serve.log")
+    check "then the PIN: keyring.get_password returns the secret" \
+        all "rc_file_is '$T/io/keyring-get.rc' 0" "file_is '$T/io/keyring-get.out' 'keyring value'"
+
+    vault_cmd lock-p3 lock
+    ( lookup lookup-cancel alice; echo "$STATUS" > "$T/io/lookup-cancel.rc" ) &
+    job=$!
+    wait_prompts 4 || true
+    tmux_ send-keys -t "$PANE" C-d
+    wait "$job" || true
+    DIAG=("$T/io/lookup-cancel.out" "$T/io/lookup-cancel.err" "$T/log/serve.log")
+    check "a cancelled prompt: secret-tool lookup fails and prints nothing; serve logged the prompt's exit 7" \
+        all "! rc_file_is '$T/io/lookup-cancel.rc' 0" "empty_file '$T/io/lookup-cancel.out'" \
+            "log_has '$T/log/serve.log' 'PIN prompt ended (exit 7)'"
+    done_pane
+    unlock_now unlock-p
+}
+
+# wait_prompts N: wait (up to $TIMEOUT s) until the pinentry's pane shows N "PIN:" prompts.
+wait_prompts() {
+    local i
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        [ "$(capture "$PANE" | grep -o 'PIN:' | wc -l)" -ge "$1" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# python_keyring set|get: Python's keyring library (its Secret Service backend) as the
+# user: set stores "keyring value" for (secureroom-e2e, alice); get prints it.
+python_keyring() {
+    STATUS=0
+    as_user python3 -c "
+import sys, keyring
+if sys.argv[1] == 'set':
+    keyring.set_password('secureroom-e2e', 'alice', 'keyring value')
+else:
+    print(keyring.get_password('secureroom-e2e', 'alice'), end='')
+" "$1" > "$T/io/keyring-$1.out" 2> "$T/io/keyring-$1.err" || STATUS=$?
+}
+
+# stop_provider: SIGTERM to serve, waited for.
+stop_provider() {
+    kill -TERM "$SERVE_PID" 2>/dev/null || true
+    wait "$SERVE_PID" 2>/dev/null || true
+}
+
 unlock_now() {
     STATUS=0
     printf '%s\n' "$PIN" | as_user "$VAULT_BIN" unlock --stdin > "$T/io/$1.out" 2> "$T/io/$1.err" || STATUS=$?
@@ -777,6 +872,7 @@ inner_main() {
     case_second_provider
     case_session_end
     case_locked
+    case_pinentry
     case_bad_input
     case_stop
     echo "# inner run: $((SECONDS - t0)) s"

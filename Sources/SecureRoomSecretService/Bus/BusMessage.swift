@@ -23,6 +23,13 @@ struct BusMessage {
     /// The body's signature.
     var signature: String { sd_bus_message_get_signature(pointer, 1).map { String(cString: $0) } ?? "" }
 
+    /// This message, kept past its handler (a call answered later): `release` it after
+    /// the reply.
+    func retained() -> BusMessage { BusMessage(pointer: sd_bus_message_ref(pointer)) }
+
+    /// Gives up a `retained` message.
+    func release() { sd_bus_message_unref(pointer) }
+
     /// True if the body has exactly `signature`.
     func has(signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
 
