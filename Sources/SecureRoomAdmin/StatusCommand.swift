@@ -230,7 +230,7 @@ struct UserStatus: Encodable {
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
         argon2 = credential?.parameters.summary
         belowPolicy = credential.map { configuration.kdf.raises($0.parameters) } ?? false
-        belowFloor = credential.map { !$0.parameters.meetsFloor && !configuration.allowsBelowFloor } ?? false
+        belowFloor = credential.map { !configuration.acceptsCost($0.parameters) } ?? false
         (state, lockedUntil) = Self.state(of: credential.map { _ in policy.status(of: tally, at: now) }, now: now)
     }
 

@@ -31,6 +31,23 @@ final class UserPINChangeTests: XCTestCase {
             "\(stage.logLines())")
     }
 
+    /// A record below the argon2 floor is refused at login through the helper, but its
+    /// user can still replace it: the new PIN is written at the configured cost.
+    func testAPINBelowTheArgon2FloorCanStillBeChangedByItsUser() throws {
+        let stage = try stage()
+        // The policy the helper reads (the stage's /etc/security), without argon2_below_floor.
+        let policy = stage.sandbox.root + "/etc-security/secureroom.conf"
+        try stage.sandbox.write(
+            policy,
+            "dir = \(stage.sandbox.state)\nhelper = \(stage.bin)/secureroom-helper\nargon2_memory = 19456\n"
+                + "argon2_time = 2\nargon2_lanes = 1\ntpm = off\n", mode: 0o644)
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.authInfoUnavailable)
+        let result = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n\(newPIN)\n")
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertEqual(try stage.sandbox.status(user)["argon2"] as? String, "m=19456,t=2,p=1")
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [newPIN]).code, PAMCode.success)
+    }
+
     func testWrongCurrentPINCountsAndChangesNothing() throws {
         let stage = try stage()
         let result = try stage.cli(as: uid, ["change", "--stdin"], input: "1357\n\(newPIN)\n")

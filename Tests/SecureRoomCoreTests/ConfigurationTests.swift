@@ -77,16 +77,22 @@ final class ConfigurationTests: XCTestCase {
         }
     }
 
-    /// argon2 costs below 19 MiB and 2 passes are refused with a message that names the
-    /// floor, unless `argon2_below_floor` (test systems) allows them.
+    /// argon2 costs below the floor (19 MiB, and memory × passes of 19 MiB × 2) are refused
+    /// with a message that names it, unless `argon2_below_floor` (test systems) allows them;
+    /// one pass over 38 MiB or more meets it (a configuration an older `tune` proposed).
     func testArgon2CostsBelowTheFloorAreRefusedUnlessAllowed() throws {
-        for bad in [["argon2_memory=19455"], ["argon2_time=1"], ["argon2_memory=256", "argon2_time=1"]] {
+        for bad in [
+            ["argon2_memory=19455"], ["argon2_memory=38911", "argon2_time=1"], ["argon2_memory=256", "argon2_time=1"],
+        ] {
             XCTAssertThrowsError(try load(nil, bad), "\(bad)") {
                 XCTAssertTrue(
-                    "\($0)".contains("are below the floor of 19456 KiB (19 MiB) and 2 passes (RFC 9106, OWASP)"),
-                    "\($0)")
+                    "\($0)".contains(
+                        "are below the floor of 19456 KiB (19 MiB) and 2 passes (memory at least 19456 KiB, "
+                            + "memory × passes at least 38912), OWASP's minimum"), "\($0)")
             }
         }
+        XCTAssertEqual(try load(nil, ["argon2_memory=38912", "argon2_time=1"]).kdf.iterations, 1)
+        XCTAssertEqual(try load(nil, ["argon2_time=1"]).kdf.memoryKiB, 65_536, "64 MiB × 1 pass")
         let floor = try load("argon2_memory = 19456\nargon2_time = 2\n", ["argon2_lanes=1"])
         XCTAssertEqual(floor.kdf, KDFParameters.floor)
         XCTAssertTrue(floor.kdf.meetsFloor)

@@ -295,16 +295,20 @@ public struct Configuration: Sendable {
         }
     }
 
+    /// Whether a record or configuration at `parameters` is acceptable: at the argon2 floor
+    /// (`KDFParameters.meetsFloor`), or below it with `argon2_below_floor`.
+    public func acceptsCost(_ parameters: KDFParameters) -> Bool { parameters.meetsFloor || allowsBelowFloor }
+
     /// Checks combinations that single options cannot: argon2 memory against lanes, and
     /// the cost against the floor unless `argon2_below_floor` allows less.
     func validate() throws {
         do { try kdf.validate() } catch let SecureRoomError.kdfFailure(message) {
             throw SecureRoomError.invalidConfiguration(message)
         }
-        guard kdf.meetsFloor || allowsBelowFloor else {
+        guard acceptsCost(kdf) else {
             throw SecureRoomError.invalidConfiguration(
                 "argon2_memory=\(kdf.memoryKiB) and argon2_time=\(kdf.iterations) are below the floor of "
-                    + "\(KDFParameters.floorDescription) (RFC 9106, OWASP): raise them "
+                    + "\(KDFParameters.floorDescription), OWASP's minimum: raise them "
                     + "(argon2_below_floor allows less, for test systems only)")
         }
     }

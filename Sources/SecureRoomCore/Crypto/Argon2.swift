@@ -27,19 +27,25 @@ public struct KDFParameters: Equatable, Sendable {
     /// recommendation with lanes matched to a 2-core machine; ~0.2 s here).
     public static let defaults = KDFParameters(memoryKiB: 65_536, iterations: 3, lanes: 2)
 
-    /// The least cost a configuration or a record may carry: 19 MiB and 2 passes, the
-    /// minimum of RFC 9106 §7.4 and OWASP's password storage guidance. Below it a copy of
-    /// the state is cheap to search (docs/SECURITY.md §1.4); only `argon2_below_floor`
-    /// (test systems) accepts less. Lanes do not count: they spread the same work.
+    /// The least cost a configuration or a record may carry: OWASP's minimum for argon2id,
+    /// 19 MiB and 2 passes. The memory must be at least 19 MiB, and memory × passes at
+    /// least the floor's, so one pass needs 38 MiB (RFC 9106's first recommendation is
+    /// one pass over 2 GiB). Below it a copy of the state is cheap to search
+    /// (docs/SECURITY.md §1.4); only `argon2_below_floor` (test systems) accepts less.
+    /// Lanes do not count: they spread the same work.
     public static let floor = KDFParameters(memoryKiB: 19_456, iterations: 2, lanes: 1)
 
-    /// The floor in words, for messages and help: "19456 KiB (19 MiB) and 2 passes".
+    /// The floor in words, for messages and help.
     public static var floorDescription: String {
-        "\(floor.memoryKiB) KiB (\(floor.memoryKiB / 1_024) MiB) and \(floor.iterations) passes"
+        "\(floor.memoryKiB) KiB (\(floor.memoryKiB / 1_024) MiB) and \(floor.iterations) passes "
+            + "(memory at least \(floor.memoryKiB) KiB, memory × passes at least \(floor.work))"
     }
 
-    /// Whether memory and passes are both at least the floor's.
-    public var meetsFloor: Bool { memoryKiB >= Self.floor.memoryKiB && iterations >= Self.floor.iterations }
+    /// Memory × passes, in KiB·passes: what one guess costs an attacker.
+    public var work: UInt64 { UInt64(memoryKiB) * UInt64(iterations) }
+
+    /// Whether the memory and memory × passes are both at least the floor's.
+    public var meetsFloor: Bool { memoryKiB >= Self.floor.memoryKiB && work >= Self.floor.work }
 
     /// The parameters as `status` shows them: "m=65536,t=3,p=2".
     public var summary: String { "m=\(memoryKiB),t=\(iterations),p=\(lanes)" }

@@ -84,6 +84,8 @@ public struct LocalPINAuthority: PINAuthority {
         try check(user, pin: pin, whileLocked: nil)
     }
 
+    /// `whileLocked` set: a change, which may replace a record below the argon2 floor (the
+    /// new PIN gets the configured cost; docs/SECURITY.md §1.4).
     private func check(
         _ user: UserName, pin: () throws -> SecretBytes,
         whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?
@@ -98,7 +100,7 @@ public struct LocalPINAuthority: PINAuthority {
             throw SecureRoomError.accountUnavailable(user: user.rawValue, reason: reason)
         }
         guard status.allowsAttempt else { return .locked(status) }
-        try verifier.requireCheckable(for: user)
+        try verifier.requireCheckable(for: user, replacing: whileLocked != nil)
         return try verifier.verify(try pin(), for: user, whileLocked: whileLocked)
     }
 

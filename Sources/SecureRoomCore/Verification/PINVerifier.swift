@@ -70,8 +70,9 @@ public struct PINVerifier {
     }
 
     /// Refuses before any prompt a PIN that cannot be checked now. A record whose argon2
-    /// cost is below `KDFParameters.floor` (unless `argon2_below_floor`) is refused as
-    /// damaged: an administrator sets the PIN again. A bound PIN: its TPM does not
+    /// cost is below the floor (`Configuration.acceptsCost`) is refused as damaged, unless
+    /// the check is `replacing` it (a change writes the new PIN at the configured cost).
+    /// A bound PIN: its TPM does not
     /// answer, or its own counter there reached its limit (`pinSpent`, read without
     /// counting anything); for a version 2 binding, the chip is in dictionary-attack
     /// lockout (then with the time left, read from the chip), or the account has spent its
@@ -79,9 +80,9 @@ public struct PINVerifier {
     /// name without a PIN (`nopin=fail`'s decoy) gets the same work, on its decoy slot,
     /// once any PIN is bound (`TPMDecoy`); a PIN not yet bound does not depend on the
     /// chip.
-    public func requireCheckable(for user: UserName) throws {
+    public func requireCheckable(for user: UserName, replacing: Bool = false) throws {
         let credential = try store.credential(for: user)
-        if let parameters = credential?.parameters, !parameters.meetsFloor, !store.configuration.allowsBelowFloor {
+        if let parameters = credential?.parameters, !replacing, !store.configuration.acceptsCost(parameters) {
             throw SecureRoomError.corruptRecord(
                 path: "\(store.configuration.directory)/users/\(user.rawValue).credential",
                 reason: "argon2 \(parameters.summary) is below the floor of \(KDFParameters.floorDescription); "
