@@ -26,7 +26,13 @@ int sr_mlock(const void *addr, size_t len) { return mlock(addr, len); }
 int sr_munlock(const void *addr, size_t len) { return munlock(addr, len); }
 void sr_syslog(int priority, const char *message) { syslog(priority, "%s", message); }
 
-const char *sr_program_name(void) { return program_invocation_short_name; }
+static const char *log_identity;
+void sr_openlog(const char *identity, int option, int facility)
+{
+    log_identity = identity;
+    openlog(identity, option, facility);
+}
+const char *sr_log_identity(void) { return log_identity != NULL ? log_identity : program_invocation_short_name; }
 
 ssize_t sr_unix_sendto(int fd, const void *buf, size_t len, const char *path)
 {

@@ -75,14 +75,20 @@ struct Authentication {
             throw SecureRoomError.helperRefused(reason)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
+        // Checked through secureroom-helper, the outcome's MESSAGE_ID is on the helper's
+        // entry (root's, _UID=0): this process is the user's, and its entries are the user's word.
+        let checkedHere = call.store != nil
         for line in Messages.logLines(for: outcome, subject: "\(user)") {
-            call.pam.log(line.priority, line.text + call.originFields, event: line.event, user: "\(user)")
+            call.pam.log(
+                line.priority, line.text + call.originFields, event: checkedHere ? line.event : nil, user: "\(user)")
         }
         switch outcome {
         case .success(let success):
             // Everything to tell comes with the outcome (from the helper: nothing, it
             // tells nothing a screen locker could show); the store is not read again.
-            call.pam.log(LOG_INFO, "PIN accepted for \(user)\(call.originFields)", event: .accepted, user: "\(user)")
+            call.pam.log(
+                LOG_INFO, "PIN accepted for \(user)\(call.originFields)", event: checkedHere ? .accepted : nil,
+                user: "\(user)")
             if success.failures.count > 0 {
                 call.tell(
                     Messages.failuresSinceLastLogin(

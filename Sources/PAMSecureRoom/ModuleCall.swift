@@ -58,8 +58,10 @@ struct ModuleCall {
         } catch {
             let result = ModuleResult(for: error, user: call?.currentUser)
             if let line = result.log {
+                // Only a PIN check's: a session or account step's failure is no PIN outcome.
+                let check = group == "auth" || group == "chauthtok"
                 pam.log(
-                    result.priority, line, event: result.code == PAM_AUTHINFO_UNAVAIL ? .unavailable : nil,
+                    result.priority, line, event: check && result.code == PAM_AUTHINFO_UNAVAIL ? .unavailable : nil,
                     user: call?.currentUser)
             }
             return result.code

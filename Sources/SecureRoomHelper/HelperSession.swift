@@ -80,6 +80,7 @@ struct HelperSession {
             SystemLog.log(line.priority, line.text, event: line.event, user: user.rawValue)
         }
         guard case .success(let success) = outcome else { return outcome }
+        SystemLog.log(LOG_INFO, "PIN accepted for \(subject)", event: .accepted, user: user.rawValue)
         // A PIN that must be changed (set with --expire, expired, or just bound to its own
         // counter in the chip) is not good for a screen locker or a vault unlock, which have
         // no account step to change it in: fail closed, and say how to change it.

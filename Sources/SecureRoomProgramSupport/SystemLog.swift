@@ -10,7 +10,7 @@ import SecureRoomCore
 public enum SystemLog {
     /// Opens the log under `identity` (the program name).
     public static func open(identity: StaticString) {
-        openlog(
+        sr_openlog(
             identity.utf8Start.withMemoryRebound(to: CChar.self, capacity: identity.utf8CodeUnitCount + 1) { $0 },
             LOG_PID, LOG_AUTHPRIV)
     }

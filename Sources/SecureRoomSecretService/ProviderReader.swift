@@ -7,7 +7,9 @@ import SecureRoomBase
 /// for `secureroom-vault import --from secret-service`, as any client would: a plain
 /// session (the bus is the user's own), SearchItems with no attributes, GetSecrets for the
 /// unlocked items, each item's Label and Attributes. Items the provider keeps locked are
-/// counted, not unlocked: unlocking is the provider's prompt, not ours.
+/// reported, not unlocked: unlocking is the provider's prompt, not ours; so are items it
+/// gave no secret for, and secrets over the vault's limit. No call starts a provider
+/// (auto-start off), so D-Bus never activates `serve` to answer its own import.
 public struct ProviderReader {
     /// One item as the provider holds it.
     public struct Item {
@@ -31,8 +33,8 @@ public struct ProviderReader {
     /// A reader that refuses secrets over `limit` bytes.
     public init(limit: Int) { self.limit = limit }
 
-    /// The provider's unlocked items, and how many it keeps locked.
-    public func readAll() throws -> (items: [Item], locked: Int) {
+    /// The provider's unlocked items, and the ones that could not be read: a name and why.
+    public func readAll() throws -> (items: [Item], unreadable: [(name: String, reason: String)]) {
         let bus = try BusConnection()
         let owned = try bus.call(
             "org.freedesktop.DBus", "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
@@ -41,7 +43,7 @@ public struct ProviderReader {
             throw BusFailure.failed(
                 "no Secret Service provider is running on this session bus (start gnome-keyring or KeePassXC's)")
         }
-        guard !bus.isOwnedByThisProgram(Self.service) else {
+        guard !bus.isOwnedBySecureRoom(Self.service) else {
             throw BusFailure.failed(
                 "secureroom-vault serve is the Secret Service now: stop it (systemctl --user stop "
                     + "secureroom-secrets) and start the provider to import from, then import again")
@@ -64,8 +66,17 @@ public struct ProviderReader {
             Self.service, Self.servicePath, interface: Self.serviceInterface, member: "SearchItems",
             arguments: { try $0.append(dictionary: [:]) },
             read: { (try $0.readPaths(), try $0.readPaths()) })
-        guard !unlocked.isEmpty else { return ([], locked.count) }
+        var unreadable: [(name: String, reason: String)] = []
+        if !locked.isEmpty {
+            unreadable.append(
+                (
+                    "\(locked.count) item\(locked.count == 1 ? "" : "s")",
+                    "locked in the provider: unlock there, import again"
+                ))
+        }
+        guard !unlocked.isEmpty else { return ([], unreadable) }
         var secrets: [String: (contentType: String, value: SecretBytes)] = [:]
+        var oversize = 0
         try bus.call(
             Self.service, Self.servicePath, interface: Self.serviceInterface, member: "GetSecrets",
             arguments: { message in
@@ -73,19 +84,32 @@ public struct ProviderReader {
                 try message.append(session, as: "o")
             },
             read: { message in
+                message.markSensitive()
                 try message.enter("a", "{o(oayays)}")
                 while try message.enter("e", "o(oayays)") {
                     let path = try message.readString("o")
                     try message.enter("r", "oayays")
                     _ = try message.readString("o")
                     _ = try message.readBytes(atMost: 4_096, "the parameters")
-                    let value = try message.readBytes(atMost: limit, "a secret")
-                    secrets[path] = (try message.readString(), value)
+                    if let value = try? message.readBytes(atMost: limit, "a secret") {
+                        secrets[path] = (try message.readString(), value)
+                    } else {
+                        // readBytes read the array before it refused its size: the type is next.
+                        oversize += 1
+                        _ = try message.readString()
+                    }
                     try message.exit()
                     try message.exit()
                 }
                 try message.exit()
             })
+        if oversize > 0 {
+            unreadable.append(("\(oversize) item\(oversize == 1 ? "" : "s")", "a secret over \(limit) bytes"))
+        }
+        let missing = unlocked.count - secrets.count - oversize
+        if missing > 0 {
+            unreadable.append(("\(missing) item\(missing == 1 ? "" : "s")", "the provider gave no secret for it"))
+        }
         return (
             try unlocked.compactMap { path -> Item? in
                 guard let secret = secrets[path] else { return nil }
@@ -111,7 +135,7 @@ public struct ProviderReader {
                         }
                     })
                 return Item(label: label, attributes: attributes, contentType: secret.contentType, value: secret.value)
-            }, locked.count
+            }, unreadable
         )
     }
 }

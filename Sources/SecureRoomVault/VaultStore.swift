@@ -152,14 +152,10 @@ public final class VaultStore {
     public func add(_ secrets: [NewSecret], replace: Bool) throws {
         var seen = Set<[UInt8]>()
         for new in secrets {
-            try Self.validate(title: new.title)
+            try Self.validate(new)
             guard seen.insert(Array(new.title.utf8)).inserted else {
                 throw VaultError.invalid("the title \(TitleText.escaped(new.title)) is given twice; nothing was stored")
             }
-            try Self.validate(value: new.value)
-            try Self.validate(
-                label: new.label ?? new.title, attributes: new.attributes ?? [:],
-                contentType: new.contentType ?? VaultSecret.defaultContentType)
         }
         try write {
             let now = now()
@@ -347,6 +343,16 @@ public final class VaultStore {
             try deleteRow(oldMAC)
             try put(secret, at: newMAC)
         }
+    }
+
+    /// Throws `invalid` unless `new`'s title, value, label, attributes and content type
+    /// are within the vault's limits (what `add` would refuse).
+    public static func validate(_ new: NewSecret) throws {
+        try validate(title: new.title)
+        try validate(value: new.value)
+        try validate(
+            label: new.label ?? new.title, attributes: new.attributes ?? [:],
+            contentType: new.contentType ?? VaultSecret.defaultContentType)
     }
 
     private static func validate(title: String) throws {

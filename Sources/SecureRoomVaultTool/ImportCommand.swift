@@ -100,8 +100,8 @@ struct ImportCommand: ParsableCommand {
             return ImportBatch(secrets: try Self.decode(input))
         case .pass:
             let passwords = try PasswordStore(path: path)
-            let names = try passwords.names()
-            var batch = ImportBatch()
+            let (names, unreadable) = passwords.names()
+            var batch = ImportBatch(unreadable: unreadable)
             let progress = ImportProgress(total: names.count, activity: "decrypting")
             defer { progress.finish() }
             for (done, name) in names.enumerated() {
@@ -123,22 +123,20 @@ struct ImportCommand: ParsableCommand {
             defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
             return try KeePassXCExport(bytes).batch()
         case .secretService:
-            let (items, locked) = try ProviderReader(limit: VaultStore.maximumValueLength).readAll()
-            var batch = ImportBatch()
-            var titles: [String: Int] = [:]
-            for item in items {
-                var title = item.label.isEmpty ? "untitled" : item.label
-                let seen = titles[title, default: 0] + 1
-                titles[title] = seen
-                if seen > 1 { title += " (\(seen))" }
+            let (items, unreadable) = try ProviderReader(limit: VaultStore.maximumValueLength).readAll()
+            var batch = ImportBatch(unreadable: unreadable)
+            var titles = ImportTitles()
+            // The provider's order is its own: sorted, a re-run gives each item the same title.
+            let ordered = items.sorted {
+                ($0.label, $0.attributes.sorted { $0.key < $1.key }.description, $0.contentType)
+                    < ($1.label, $1.attributes.sorted { $0.key < $1.key }.description, $1.contentType)
+            }
+            for item in ordered {
+                let title = titles.unique(item.label.isEmpty ? "untitled" : item.label)
                 batch.secrets.append(
                     VaultStore.NewSecret(
                         title: title, value: item.value, label: item.label, attributes: item.attributes,
                         contentType: item.contentType))
-            }
-            if locked > 0 {
-                batch.unreadable.append(
-                    ("\(locked) item\(locked == 1 ? "" : "s")", "locked in the provider: unlock there, import again"))
             }
             return batch
         }
@@ -168,7 +166,18 @@ struct ImportCommand: ParsableCommand {
     static func store(_ batch: ImportBatch, in store: VaultStore, replace: Bool, allOrNothing: Bool) throws -> Summary {
         var summary = Summary(failed: batch.unreadable)
         var fresh: [VaultStore.NewSecret] = []
+        // A title given twice is refused before anything is skipped: one value would be lost.
+        var titles = Set<String>()
+        for secret in batch.secrets where !titles.insert(secret.title).inserted {
+            throw VaultError.invalid("the title \(TitleText.escaped(secret.title)) is given twice; nothing was stored")
+        }
         for secret in batch.secrets {
+            if !allOrNothing {
+                do { try VaultStore.validate(secret) } catch VaultError.invalid(let reason) {
+                    summary.failed.append((secret.title, reason))
+                    continue
+                }
+            }
             let existing: VaultSecret?
             do { existing = try store.secret(titled: secret.title) } catch VaultError.notFound { existing = nil }
             if let existing, Self.holds(existing, secret) {

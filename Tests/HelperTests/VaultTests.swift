@@ -625,6 +625,16 @@ final class VaultTests: XCTestCase {
         // The round trip: the export, imported over the same titles, exports the same.
         let again = try vault(["import", "--replace"], input: exported.output)
         XCTAssertEqual(again.status, 0, again.errorOutput)
+        let rerun = try vault(["import"], input: exported.output)
+        XCTAssertEqual(rerun.status, 0, "a re-run skips what is there: \(rerun.errorOutput)")
+        XCTAssertEqual(
+            rerun.errorOutput, "secureroom-vault: imported 0 secrets, skipped 3 already in the vault, failed 0\n")
+        // A title twice, the first as stored: refused, not half skipped and half replaced.
+        let twice = try vault(
+            ["import", "--replace"], input: #"[{"title":"git","value":"hunter2"},{"title":"git","value":"b"}]"#)
+        XCTAssertEqual(twice.status, 1)
+        XCTAssertTrue(twice.errorOutput.contains("given twice"), twice.errorOutput)
+        XCTAssertEqual(try vault(["get", "git"]).output, "hunter2")
         XCTAssertEqual(try vault(["export"]).output, exported.output)
         // A key import does not know is refused, not dropped.
         let unknown = try vault(["import"], input: #"[{"title":"x","value":"y","url":"https://example.com"}]"#)
@@ -683,37 +693,46 @@ final class VaultTests: XCTestCase {
             ),
             again.errorOutput)
 
+        // Two entries titled Internet/Forum (the second becomes "Internet/Forum (2)"), one
+        // without a password, one whose fields do not match the header, and a URL over the
+        // vault's 1024-byte limit: each failure is counted, the rest stored.
+        let longURL = "https://example.org/" + String(repeating: "x", count: 1_100)
         let csv = """
             "Group","Title","Username","Password","URL","Notes","TOTP","Icon","Last Modified","Created"
             "Root","Bank","me","p,a""ss","https://bank.example","line 1
             line 2","","0","2026-01-01T00:00:00Z","2026-01-01T00:00:00Z"
             "Root/Internet","Forum","fan","forum-pw","","","","0","",""
+            "Root/Internet","Forum","fan2","second-pw","","","","0","",""
             "Root/Internet","Empty","","","","","","0","",""
+            "Root","Broken","x"
+            "Root","Long","u","long-pw","\(longURL)","","","0","",""
 
             """
         try sandbox.write(home + "/export.csv", csv, mode: 0o644)
         let keepass = try shell("\(vault) import --from keepassxc \(home)/export.csv")
-        XCTAssertEqual(keepass.status, 1, "the entry without a password failed")
-        XCTAssertTrue(
-            keepass.errorOutput.hasPrefix(
-                "secureroom-vault: imported 2 secrets, skipped 0 already in the vault, failed 1\n"
-                    + "  Internet/Empty: row 4 has no password"
-            ),
+        XCTAssertEqual(keepass.status, 1, "some entries failed")
+        let lines = keepass.errorOutput.split(separator: "\n").map(String.init)
+        XCTAssertEqual(
+            lines.first, "secureroom-vault: imported 3 secrets, skipped 0 already in the vault, failed 3",
             keepass.errorOutput)
+        XCTAssertTrue(lines.contains("  Internet/Empty: entry 4 has no password"), keepass.errorOutput)
+        XCTAssertTrue(lines.contains("  entry 5: its fields do not match the header's columns"), keepass.errorOutput)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  Long: ") }, keepass.errorOutput)
         XCTAssertEqual(try self.vault(["get", "Bank"]).output, "p,a\"ss")
         XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "forum-pw")
+        XCTAssertEqual(try self.vault(["get", "Internet/Forum (2)"]).output, "second-pw")
         let attributes = try exportedAttributes()
         XCTAssertEqual(attributes["Internet/Forum"], ["keepassxc-group": "Internet", "username": "fan"])
         XCTAssertEqual(attributes["Bank"], ["username": "me", "url": "https://bank.example"])
         try sandbox.write(home + "/export.csv", csv.replacingOccurrences(of: "forum-pw", with: "new-pw"), mode: 0o644)
         let changed = try shell("\(vault) import --from keepassxc \(home)/export.csv")
-        XCTAssertTrue(changed.errorOutput.contains("skipped 1 already in the vault, failed 2"), changed.errorOutput)
+        XCTAssertTrue(changed.errorOutput.contains("skipped 2 already in the vault, failed 4"), changed.errorOutput)
         XCTAssertTrue(
             changed.errorOutput.contains("  Internet/Forum: already in the vault with another value"),
             changed.errorOutput)
         XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "forum-pw", "not overwritten")
         let replaced = try shell("\(vault) import --from keepassxc --replace \(home)/export.csv")
-        XCTAssertTrue(replaced.errorOutput.contains("imported 1 secret, skipped 1"), replaced.errorOutput)
+        XCTAssertTrue(replaced.errorOutput.contains("imported 1 secret, skipped 2"), replaced.errorOutput)
         XCTAssertEqual(try self.vault(["get", "Internet/Forum"]).output, "new-pw")
     }
 

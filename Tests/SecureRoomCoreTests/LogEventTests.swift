@@ -4,7 +4,6 @@
 import Foundation
 import XCTest
 
-@testable import SecureRoomBase
 @testable import SecureRoomCore
 
 /// The journal's side of the log lines: the native protocol's encoding, and the shipped

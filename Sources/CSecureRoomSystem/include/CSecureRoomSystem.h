@@ -37,8 +37,12 @@ size_t sr_termios_size(void);
 /* syslog(3) with a fixed "%s" format. */
 void sr_syslog(int priority, const char *message);
 
-/* program_invocation_short_name (a glibc variable Swift does not import): what syslog(3) names a line with. */
-const char *sr_program_name(void);
+/* openlog(3), remembering IDENTITY (a string that lives as long as the program) for sr_log_identity. */
+void sr_openlog(const char *identity, int option, int facility);
+
+/* What syslog(3) names this program's lines with: the sr_openlog identity, else
+ * program_invocation_short_name (a glibc variable Swift does not import). */
+const char *sr_log_identity(void);
 
 /* sendto(2) of one datagram to the AF_UNIX socket at PATH (struct sockaddr_un is awkward
  * from Swift); -1 with errno ENAMETOOLONG if PATH does not fit. */

@@ -13,10 +13,12 @@ public struct JournalEntry {
     /// The fields in order.
     public private(set) var fields: [(name: String, value: String)]
 
-    /// An entry for `message` at `priority` from this program (its short name, as
-    /// syslog(3) would name it), of kind `event`.
+    /// An entry for `message` at `priority` from this program (named as syslog(3) would
+    /// name it: the tools' and the helper's `SystemLog.open` identity, else the program's
+    /// short name; a PAM host that called openlog(3) itself, as cron does, names its
+    /// pam_syslog lines otherwise), of kind `event`.
     public init(message: String, priority: Int32, event: LogEvent?) {
-        let identifier = sr_program_name().map { String(cString: $0) } ?? "secureroom"
+        let identifier = sr_log_identity().map { String(cString: $0) } ?? "secureroom"
         fields = [
             ("MESSAGE", message), ("PRIORITY", String(priority & LOG_PRIMASK)),
             ("SYSLOG_FACILITY", String(LOG_AUTHPRIV >> 3)), ("SYSLOG_IDENTIFIER", identifier),

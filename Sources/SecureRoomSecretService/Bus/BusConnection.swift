@@ -175,6 +175,8 @@ final class BusConnection {
         let made = sd_bus_message_new_method_call(bus, &call, destination, path, interface, member)
         guard made >= 0, let call else { throw BusFailure.failed("\(member): \(String(cString: strerror(-made)))") }
         defer { sd_bus_message_unref(call) }
+        // Never has the bus start a service to answer: the provider that runs now, or none.
+        _ = sd_bus_message_set_auto_start(call, 0)
         try arguments(BusMessage(pointer: call))
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
         var reply: OpaquePointer?
@@ -192,8 +194,10 @@ final class BusConnection {
         return try read(BusMessage(pointer: reply))
     }
 
-    /// Whether `name` is owned by a process running this very program (/proc/PID/exe).
-    func isOwnedByThisProgram(_ name: String) -> Bool {
+    /// Whether `name` is owned by SecureRoom's own provider: a process running this very
+    /// program (/proc/PID/exe), or one whose command is secureroom-vault (another copy, an
+    /// older binary after an upgrade).
+    func isOwnedBySecureRoom(_ name: String) -> Bool {
         var creds: OpaquePointer?
         guard sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else { return false }
         defer { sd_bus_creds_unref(creds) }
@@ -201,8 +205,11 @@ final class BusConnection {
         guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return false }
         var owner = stat()
         var me = stat()
-        return stat("/proc/\(pid)/exe", &owner) == 0 && stat("/proc/self/exe", &me) == 0
+        let sameProgram =
+            stat("/proc/\(pid)/exe", &owner) == 0 && stat("/proc/self/exe", &me) == 0
             && owner.st_dev == me.st_dev && owner.st_ino == me.st_ino
+        // /proc/PID/comm holds at most 15 bytes: "secureroom-vaul".
+        return sameProgram || Self.command(of: pid).hasPrefix("secureroom-vau")
     }
 
     /// Processes messages until `stop` says so. Between messages it waits on the bus for at

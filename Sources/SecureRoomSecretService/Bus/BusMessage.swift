@@ -30,6 +30,9 @@ struct BusMessage {
     /// Gives up a `retained` message.
     func release() { sd_bus_message_unref(pointer) }
 
+    /// Has sd-bus wipe the message's memory when it is freed (it carries secrets).
+    func markSensitive() { _ = sd_bus_message_sensitive(pointer) }
+
     /// True if the body has exactly `signature`.
     func has(signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
 

@@ -1,22 +1,25 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
+import CSecureRoomSystem
 import SecureRoomCore
 import SecureRoomVault
 
 /// A KeePassXC CSV export (Database > Export > CSV File) read for `import --from
 /// keepassxc`: RFC 4180 fields (quoted, "" for a quote, line breaks inside quotes), a
 /// header naming the columns. Each entry with a password becomes the secret titled
-/// GROUP/TITLE (the group path without KeePassXC's "Root/"; " (2)", " (3)" for a title
+/// GROUP/TITLE (the group path without KeePassXC's "Root/"; `ImportTitles` for a title
 /// seen before): the password as its value, TITLE as its label, and the attributes
 /// `username`, `url` and `keepassxc-group` where they are not empty. Notes and TOTP
-/// seeds are not imported; entries without a password are counted as unreadable.
+/// seeds are not imported; entries without a password, or whose fields do not match the
+/// header, are counted as unreadable.
 struct KeePassXCExport {
     /// The columns a file must have.
     static let requiredColumns = ["Group", "Title", "Username", "Password", "URL"]
 
-    /// The file's rows after the header, as column name → field.
-    let rows: [[String: String]]
+    /// The file's rows after the header, as column name → field; nil for a row whose
+    /// field count is not the header's.
+    let rows: [[String: String]?]
 
     /// Parses `bytes` (the file, UTF-8).
     init(_ bytes: [UInt8]) throws {
@@ -29,23 +32,25 @@ struct KeePassXCExport {
                 "not a KeePassXC CSV export: no column \(missing.joined(separator: ", ")) in its header")
         }
         rows = records.filter { $0 != [""] }.map { fields in
-            Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first })
+            fields.count == header.count
+                ? Dictionary(zip(header, fields), uniquingKeysWith: { first, _ in first }) : nil
         }
     }
 
     /// The rows as secrets, in order.
     func batch() -> ImportBatch {
         var batch = ImportBatch()
-        var titles: [String: Int] = [:]
+        var titles = ImportTitles()
         for (number, row) in rows.enumerated() {
+            guard let row else {
+                batch.unreadable.append(("entry \(number + 1)", "its fields do not match the header's columns"))
+                continue
+            }
             let group = Self.groupPath(row["Group"] ?? "")
             let name = row["Title", default: ""].isEmpty ? "untitled" : row["Title", default: ""]
-            var title = group.isEmpty ? name : group + "/" + name
-            let seen = titles[title, default: 0] + 1
-            titles[title] = seen
-            if seen > 1 { title += " (\(seen))" }
+            let title = titles.unique(group.isEmpty ? name : group + "/" + name)
             guard let password = row["Password"], !password.isEmpty else {
-                batch.unreadable.append((title, "row \(number + 2) has no password"))
+                batch.unreadable.append((title, "entry \(number + 1) has no password"))
                 continue
             }
             var attributes: [String: String] = [:]
@@ -53,9 +58,11 @@ struct KeePassXCExport {
                 if let value = row[column], !value.isEmpty { attributes[attribute] = value }
             }
             if !group.isEmpty { attributes["keepassxc-group"] = group }
+            var bytes = Array(password.utf8)
+            defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
             batch.secrets.append(
                 VaultStore.NewSecret(
-                    title: title, value: Array(password.utf8).withUnsafeBytes { SecretBytes(copying: $0) }, label: name,
+                    title: title, value: bytes.withUnsafeBytes { SecretBytes(copying: $0) }, label: name,
                     attributes: attributes))
         }
         return batch
@@ -72,10 +79,12 @@ struct KeePassXCExport {
         var records: [[String]] = []
         var fields: [String] = []
         var field: [UInt8] = []
+        defer { field.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
         var quoted = false
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // a byte-order mark
         func endField() {
             fields.append(String(decoding: field, as: UTF8.self))
+            field.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) }
             field.removeAll(keepingCapacity: true)
         }
         while index < bytes.count {

@@ -32,13 +32,16 @@ struct PasswordStore {
         }
     }
 
-    /// The entries' names, sorted.
-    func names() throws -> [String] {
+    /// The entries' names, sorted, and the ones that cannot be read: a symbolic link
+    /// (never followed), a file or directory that cannot be examined or opened.
+    func names() -> (names: [String], unreadable: [(name: String, reason: String)]) {
         var found: [String] = []
-        func walk(_ relative: String) throws {
+        var unreadable: [(name: String, reason: String)] = []
+        func walk(_ relative: String) {
             let path = relative.isEmpty ? directory : directory + "/" + relative
             guard let handle = opendir(path) else {
-                throw SecureRoomError.system(operation: "opendir", path: path, errno: errno)
+                unreadable.append((relative.isEmpty ? "." : relative, String(cString: strerror(errno))))
+                return
             }
             defer { closedir(handle) }
             while let entry = readdir(handle) {
@@ -48,16 +51,20 @@ struct PasswordStore {
                 guard !name.hasPrefix(".") else { continue }
                 let child = relative.isEmpty ? name : relative + "/" + name
                 var info = stat()
-                guard lstat(directory + "/" + child, &info) == 0 else { continue }
-                if info.st_mode & S_IFMT == S_IFDIR {
-                    try walk(child)
-                } else if info.st_mode & S_IFMT == S_IFREG, name.hasSuffix(".gpg"), name.count > 4 {
-                    found.append(String(child.dropLast(4)))
+                guard lstat(directory + "/" + child, &info) == 0 else {
+                    unreadable.append((child, String(cString: strerror(errno))))
+                    continue
+                }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: walk(child)
+                case S_IFLNK where name.hasSuffix(".gpg"): unreadable.append((child, "a symbolic link, not followed"))
+                case S_IFREG where name.hasSuffix(".gpg") && name.count > 4: found.append(String(child.dropLast(4)))
+                default: break
                 }
             }
         }
-        try walk("")
-        return found.sorted()
+        walk("")
+        return (found.sorted(), unreadable)
     }
 
     /// Entry `name` decrypted, as a secret; throws `VaultError.invalid` with the reason if

@@ -23,21 +23,34 @@ struct ProgramOutput {
     init(_ arguments: [String], limit: Int) throws {
         var outputPipe: [Int32] = [-1, -1]
         var errorPipe: [Int32] = [-1, -1]
-        guard pipe(&outputPipe) == 0, pipe(&errorPipe) == 0 else {
+        guard pipe(&outputPipe) == 0 else {
             throw SecureRoomError.system(operation: "pipe", path: arguments[0], errno: errno)
+        }
+        guard pipe(&errorPipe) == 0 else {
+            let failure = errno
+            outputPipe.forEach { close($0) }
+            throw SecureRoomError.system(operation: "pipe", path: arguments[0], errno: failure)
         }
         // Only the child's copies, made by the file actions, may outlive the exec.
         for descriptor in outputPipe + errorPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
         posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer {
+            posix_spawn_file_actions_destroy(&actions)
+            posix_spawnattr_destroy(&attributes)
+        }
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
         posix_spawn_file_actions_adddup2(&actions, errorPipe[1], STDERR_FILENO)
+        // Nothing else of ours reaches it (the vault file, the keyring's), and no signal is blocked.
+        _ = sr_spawn_addclosefrom(&actions, 3)
+        _ = sr_spawnattr_unblock_signals(&attributes)
         let argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
         close(outputPipe[1])
         close(errorPipe[1])
         defer {
@@ -46,7 +59,9 @@ struct ProgramOutput {
         }
         guard spawned == 0 else { throw SecureRoomError.system(operation: "run", path: arguments[0], errno: spawned) }
         // Both pipes at once: a program that fills one while we wait on the other would hang.
+        // Room for the largest output up front: a growing array would leave copies unwiped.
         var collected: [UInt8] = []
+        collected.reserveCapacity(limit + 65_536)
         var errors: [UInt8] = []
         defer { collected.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
         var open = [outputPipe[0], errorPipe[0]]
@@ -56,6 +71,7 @@ struct ProgramOutput {
             var descriptors = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             if poll(&descriptors, nfds_t(descriptors.count), -1) < 0 {
                 if errno == EINTR { continue }
+                kill(pid, SIGKILL)
                 break
             }
             for descriptor in descriptors where descriptor.revents != 0 {
@@ -77,7 +93,10 @@ struct ProgramOutput {
             }
         }
         var waited: Int32 = 0
-        while waitpid(pid, &waited, 0) < 0 && errno == EINTR {}
+        var reaped = waitpid(pid, &waited, 0)
+        while reaped < 0 && errno == EINTR { reaped = waitpid(pid, &waited, 0) }
+        // No status (SIGCHLD ignored by whoever started us): never take that for success.
+        guard reaped == pid else { throw VaultError.invalid("\(arguments[0]): its exit status is unknown") }
         status = waited & 0x7f == 0 ? (waited >> 8) & 0xff : 128 + (waited & 0x7f)
         guard collected.count <= limit else {
             throw VaultError.invalid("\(arguments[0]) wrote more than \(limit) bytes")
