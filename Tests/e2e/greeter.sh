@@ -147,16 +147,7 @@ outer_on_abort() {
 # Processes of the test: in its network namespace (dbus-daemon, LightDM and all it
 # starts, gdb; recorded in $T/netns) or running as its user.
 test_processes() {
-    local ns= p pid
-    [ -n "${T:-}" ] && [ -f "$T/netns" ] && read -r ns < "$T/netns"
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        [ "$pid" = $$ ] && continue
-        if { [ -n "$ns" ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ]; } \
-           || [ "$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)" = "$TEST_UID" ]; then
-            echo "$pid"
-        fi
-    done
+    namespace_processes "$TEST_UID"
     return 0
 }
 outer_checks() {
@@ -421,19 +412,9 @@ end
 break pam_vprompt
 commands
 silent
-printf "SR-TAP style=%d\n", $rsi
-if *(char *)$rcx == '%' && *((char *)$rcx + 1) == 's' && *((char *)$rcx + 2) == 0
-if *(unsigned int *)$r8 < 48
-printf "SR-TAP text=%s\n", *(char **)(*(long *)($r8 + 16) + *(unsigned int *)$r8)
-else
-printf "SR-TAP text=%s\n", *(char **)(*(long *)($r8 + 8))
-end
-end
-continue
-end
-echo SR-TAP-READY\n
-continue
 GDB
+    vprompt_tap_lines >> "$T/conv.gdb"
+    printf '%s\n' continue end 'echo SR-TAP-READY\n' continue >> "$T/conv.gdb"
     # The greeter: its message bar is the only label it sets with gtk_label_set_text
     # (set_message_label); gtk_entry_set_visibility is called once per prompt it puts up
     # (process_prompts; FALSE for a secret). Neither shows what the user typed.

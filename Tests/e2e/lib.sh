@@ -72,6 +72,11 @@
 #   helper_policy UID USER LINE...  the setuid helper in $T/bin and a private /etc/security
 #                              whose secureroom.conf (STATE, cheap argon2, LINE...) it reads
 #   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
+#   namespace_processes UID    pids in the network namespace recorded in $T/netns, or of
+#                              real uid UID (the test's processes, for the leftover checks)
+#   vprompt_tap_lines          gdb commands for a breakpoint at libpam's pam_vprompt(pamh,
+#                              style, response, fmt, va_list): "SR-TAP style=N" and, for the
+#                              "%s" format, "SR-TAP text=..." read from the va_list (x86-64)
 #   start_system_bus POLICY... a private system bus (fixtures/system-bus.conf with each
 #                              POLICY, a service's shipped bus policy file, included) at the
 #                              standard socket; the caller made /run/dbus private first. Its
@@ -371,6 +376,36 @@ need_setuid_helper() {
     case ",$(findmnt -no OPTIONS -T /tmp)," in
         *,nosuid,*) die "/tmp is mounted nosuid: the helper copied there could not be setuid" ;;
     esac
+}
+
+# namespace_processes UID: see the list at the top.
+namespace_processes() {
+    local uid=$1 ns= p pid
+    [ -n "${T:-}" ] && [ -f "$T/netns" ] && read -r ns < "$T/netns"
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" = $$ ] && continue
+        if { [ -n "$ns" ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ]; } \
+           || [ "$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)" = "$uid" ]; then
+            echo "$pid"
+        fi
+    done
+    return 0
+}
+
+# vprompt_tap_lines: see the list at the top. The va_list's fields: gp_offset, fp_offset,
+# overflow_arg_area, reg_save_area.
+vprompt_tap_lines() {
+    cat <<'GDB'
+printf "SR-TAP style=%d\n", $rsi
+if *(char *)$rcx == '%' && *((char *)$rcx + 1) == 's' && *((char *)$rcx + 2) == 0
+if *(unsigned int *)$r8 < 48
+printf "SR-TAP text=%s\n", *(char **)(*(long *)($r8 + 16) + *(unsigned int *)$r8)
+else
+printf "SR-TAP text=%s\n", *(char **)(*(long *)($r8 + 8))
+end
+end
+GDB
 }
 
 # start_system_bus POLICY...: see the list at the top.

@@ -436,14 +436,7 @@ sharedlibrary libpam\\.so
 break *pam_vprompt
 commands
 silent
-printf "SR-TAP style=%d\\n", \$rsi
-if *(char *)\$rcx == '%' && *((char *)\$rcx + 1) == 's' && *((char *)\$rcx + 2) == 0
-if *(unsigned int *)\$r8 < 48
-printf "SR-TAP text=%s\\n", *(char **)(*(long *)(\$r8 + 16) + *(unsigned int *)\$r8)
-else
-printf "SR-TAP text=%s\\n", *(char **)(*(long *)(\$r8 + 8))
-end
-end
+$(vprompt_tap_lines)
 if \$rsi == 3 || \$rsi == 4
 set \$sr_msg = 1
 end

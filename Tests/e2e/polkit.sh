@@ -146,16 +146,7 @@ outer_on_abort() {
 # Processes of the test: in its network namespace (dbus-daemon, polkitd, tmux and all
 # that runs in its windows; recorded in $T/netns) or running as its user.
 test_processes() {
-    local ns= p pid
-    [ -n "${T:-}" ] && [ -f "$T/netns" ] && read -r ns < "$T/netns"
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        [ "$pid" = $$ ] && continue
-        if { [ -n "$ns" ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ]; } \
-           || [ "$(awk '/^Uid:/ { print $2 }' "$p/status" 2>/dev/null)" = "$TEST_UID" ]; then
-            echo "$pid"
-        fi
-    done
+    namespace_processes "$TEST_UID"
     return 0
 }
 outer_checks() {

@@ -105,16 +105,8 @@ outer_on_abort() {
 # Processes of the test: in its network namespace (Xvfb, xdotool; recorded in $T/netns)
 # or running as its user (i3lock and its child), plus the gdb it started ($T/gdb.pid).
 test_processes() {
-    local ns= p pid
-    [ -n "${T:-}" ] && [ -f "$T/netns" ] && read -r ns < "$T/netns"
-    for p in /proc/[0-9]*; do
-        pid=${p#/proc/}
-        [ "$pid" = $$ ] && continue
-        if { [ -n "$ns" ] && [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ]; } \
-           || [ "$(stat -c %u "$p" 2>/dev/null)" = "$TEST_UID" ]; then
-            echo "$pid"
-        fi
-    done
+    local pid
+    namespace_processes "$TEST_UID"
     if [ -n "${T:-}" ] && [ -f "$T/gdb.pid" ] && read -r pid < "$T/gdb.pid" \
        && [ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$(readlink -f "$(command -v gdb)")" ]; then
         echo "$pid"
@@ -272,27 +264,12 @@ shows_wrong_indicator() {
 TAP=
 start_tap() {
     TAP=$T/log/$1.tap
-    cat > "$T/tap.gdb" <<'GDB'
-set pagination off
-set confirm off
-set width 0
-sharedlibrary libpam\.so
-break *pam_vprompt
-commands
-silent
-printf "SR-TAP style=%d\n", $rsi
-if *(char *)$rcx == '%' && *((char *)$rcx + 1) == 's' && *((char *)$rcx + 2) == 0
-if *(unsigned int *)$r8 < 48
-printf "SR-TAP text=%s\n", *(char **)(*(long *)($r8 + 16) + *(unsigned int *)$r8)
-else
-printf "SR-TAP text=%s\n", *(char **)(*(long *)($r8 + 8))
-end
-end
-continue
-end
-echo SR-TAP-READY\n
-continue
-GDB
+    {
+        printf '%s\n' 'set pagination off' 'set confirm off' 'set width 0' 'sharedlibrary libpam\.so' \
+            'break *pam_vprompt' commands silent
+        vprompt_tap_lines
+        printf '%s\n' continue end 'echo SR-TAP-READY\n' continue
+    } > "$T/tap.gdb"
     gdb -q -nx -batch -iex 'set auto-solib-add off' -x "$T/tap.gdb" -p "$LOCKER_PID" > "$TAP" 2>&1 &
     GDB_PID=$!
     echo "$GDB_PID" > "$T/gdb.pid"
