@@ -72,7 +72,10 @@ struct UnlockCommand: ParsableCommand {
                         + (state.explanation(for: keyring.user) ?? "no vault key came with it; try again"))
                 throw ExitStatus.failure
             }
-            print("Vault unlocked for \(DurationText.spoken(secondsLeft)).")
+            // Whole minutes past one: the key was set for vault_timeout a moment ago, and a
+            // second spent since is no news ("for 15 min", not "for 14 min 59 s").
+            let shown = secondsLeft >= 60 ? (secondsLeft + 30) / 60 * 60 : secondsLeft
+            print("Vault unlocked for \(DurationText.spoken(shown)).")
         }
     }
 
