@@ -758,6 +758,17 @@ final class VaultTests: XCTestCase {
             \(vault) import --from secret-service 2>&1
             status=$?
             pkill -u "$(id -u)" -x gnome-keyring-d
+            # With serve owning the name, an import would read the vault into itself: refused.
+            \(vault) serve --pinentry none 2>/dev/null &
+            serve=$!
+            i=0
+            until dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \\
+                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets | grep -q true; do
+                i=$((i + 1)); [ $i -lt 100 ] || break; sleep 0.1
+            done
+            \(vault) import --from secret-service 2>&1
+            echo "own-import=$?"
+            kill $serve; wait $serve
             exit $status
             """
         let run = try stage.run(
@@ -773,6 +784,8 @@ final class VaultTests: XCTestCase {
                 "secureroom-vault: imported 2 secrets, skipped 0 already in the vault, failed 0",
                 "secureroom-vault: imported 0 secrets, skipped 2 already in the vault, failed 0",
             ], run.output)
+        XCTAssertTrue(run.output.contains("secureroom-vault serve is the Secret Service now"), run.output)
+        XCTAssertTrue(run.output.contains("own-import=1"), run.output)
         let attributes = try exportedAttributes()
         let values = [try self.vault(["get", "Git token"]).output, try self.vault(["get", "Git token (2)"]).output]
         XCTAssertEqual(Set(values), ["hub-token", "lab-token"])
