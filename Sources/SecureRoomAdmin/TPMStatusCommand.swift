@@ -95,11 +95,15 @@ struct TPMStatusCommand: ParsableCommand {
             let chip = TPMChip(store.configuration)
             var bound = 0
             var unbound = 0
+            // The indices the records name, from the same read: the others are replaced PINs'
+            // on a hardened chip (`tpm prune`).
+            var named: Set<UInt32> = []
             for user in try store.enrolledUsers() {
-                if try store.credential(for: user)?.binding != nil { bound += 1 } else { unbound += 1 }
+                let binding = try store.credential(for: user)?.binding
+                if binding != nil { bound += 1 } else { unbound += 1 }
+                if case .pinIndex(let counted)? = binding { named.insert(counted.index) }
             }
-            // The indices no record names: replaced PINs' on a hardened chip (`tpm prune`).
-            let named = try store.pinIndicesNamed()
+            if case .pinIndex(let decoy)? = try store.tpmDecoy() { named.insert(decoy.index) }
             let chipState: (status: DAStatus, platformOpen: Bool, indices: [UInt32])?
             var absence = ""
             do {

@@ -92,12 +92,8 @@ struct ImportCommand: ParsableCommand {
     private func read() throws -> ImportBatch {
         switch from {
         case .json:
-            var input = try FileDescriptor.readAll(
-                STDIN_FILENO, limit: Self.inputLimit,
-                failure: { SecureRoomError.system(operation: "read", path: "standard input", errno: errno) },
-                tooLarge: { VaultError.invalid("the input is larger than \(Self.inputLimit >> 20) MiB") })
-            defer { input.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
-            return ImportBatch(secrets: try Self.decode(input))
+            return ImportBatch(
+                secrets: try Self.withWhole(STDIN_FILENO, "standard input", named: "the input") { try Self.decode($0) })
         case .pass:
             let passwords = try PasswordStore(path: path)
             let (names, unreadable) = passwords.names()
@@ -116,12 +112,7 @@ struct ImportCommand: ParsableCommand {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw SecureRoomError.system(operation: "open", path: path, errno: errno) }
             defer { close(descriptor) }
-            var bytes = try FileDescriptor.readAll(
-                descriptor, limit: Self.inputLimit,
-                failure: { SecureRoomError.system(operation: "read", path: path, errno: errno) },
-                tooLarge: { VaultError.invalid("\(path) is larger than \(Self.inputLimit >> 20) MiB") })
-            defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
-            return try KeePassXCExport(bytes).batch()
+            return try Self.withWhole(descriptor, path, named: path) { try KeePassXCExport($0).batch() }
         case .secretService:
             let (items, unreadable) = try ProviderReader(limit: VaultStore.maximumValueLength).readAll()
             var batch = ImportBatch(unreadable: unreadable)
@@ -140,6 +131,19 @@ struct ImportCommand: ParsableCommand {
             }
             return batch
         }
+    }
+
+    /// `body` over everything `descriptor` (`path`, for messages; `named` when it is too
+    /// large) holds, at most `inputLimit` bytes, wiped afterwards: the plaintext of an export.
+    private static func withWhole<Result>(
+        _ descriptor: Int32, _ path: String, named: String, _ body: ([UInt8]) throws -> Result
+    ) throws -> Result {
+        var bytes = try FileDescriptor.readAll(
+            descriptor, limit: inputLimit,
+            failure: { SecureRoomError.system(operation: "read", path: path, errno: errno) },
+            tooLarge: { VaultError.invalid("\(named) is larger than \(inputLimit >> 20) MiB") })
+        defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
+        return try body(bytes)
     }
 
     /// What `store` did: how many secrets were imported and skipped, and which failed why.

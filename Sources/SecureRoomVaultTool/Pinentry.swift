@@ -4,6 +4,7 @@
 import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
+import SecureRoomProgramSupport
 import SecureRoomVault
 
 /// A pinentry(1) program (pinentry-gnome3, -gtk2, -qt, -curses, -tty: whichever the
@@ -27,23 +28,18 @@ final class Pinentry {
             close(toChild[1])
             throw SecureRoomError.system(operation: "pipe", path: program, errno: errno)
         }
-        for descriptor in toChild + fromChild { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
-        let argv = [strdup(program), nil]
-        defer { argv.forEach { free($0) } }
-        var child: pid_t = 0
-        let spawned = posix_spawnp(&child, program, &actions, nil, argv, environ)
+        let spawned = ChildProcess.spawn(
+            [program], standard: [STDIN_FILENO: .descriptor(toChild[0]), STDOUT_FILENO: .descriptor(fromChild[1])])
         close(toChild[0])
         close(fromChild[1])
-        (pid, input, output) = (child, toChild[1], fromChild[0])
-        guard spawned == 0 else {
+        (input, output) = (toChild[1], fromChild[0])
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let failure):
             close(input)
             close(output)
-            throw VaultError.invalid("cannot start the PIN prompt \(program): \(String(cString: strerror(spawned)))")
+            throw VaultError.invalid(
+                "cannot start the PIN prompt \(program): \(String(cString: strerror(failure.errno)))")
         }
         _ = try readReply()
         if let tty = getenv("GPG_TTY").map({ String(cString: $0) }), !tty.isEmpty {

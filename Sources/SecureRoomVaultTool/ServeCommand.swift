@@ -100,16 +100,12 @@ struct ServeCommand: ParsableCommand {
     /// environment: the display, $GPG_TTY) with standard input and output on /dev/null and
     /// standard error shared (the journal); its pid, or nil if it could not start.
     static func startUnlock(pinentry: String) -> pid_t? {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0)
-        let words: [String] = ["secureroom-vault", "unlock", "--pinentry", pinentry]
-        let argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/proc/self/exe", &actions, nil, argv, environ) == 0 else { return nil }
+        let spawned = ChildProcess.spawn(
+            ["secureroom-vault", "unlock", "--pinentry", pinentry], executable: "/proc/self/exe",
+            standard: [
+                STDIN_FILENO: .file("/dev/null", flags: O_RDONLY), STDOUT_FILENO: .file("/dev/null", flags: O_WRONLY),
+            ])
+        guard case .success(let pid) = spawned else { return nil }
         return pid
     }
 }

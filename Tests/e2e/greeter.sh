@@ -203,11 +203,7 @@ setup_namespace() {
     #     helper= naming no file: LightDM runs PAM as root, so the module must not need the
     #     helper (a PIN accepted here cannot have gone through secureroom-helper) ---
     cp -a /etc/pam.d "$T/pam.d"
-    sed "s|^\(auth[[:space:]].*[[:space:]]\)pam_secureroom\.so|\1$MODULE helper=$T/bin/not-a-helper|" \
-        "$REPO/pam/common-auth-pin" > "$T/pam.d/common-auth-pin"
-    chmod 0644 "$T/pam.d/common-auth-pin"
-    grep -qF "$MODULE helper=$T/bin/not-a-helper" "$T/pam.d/common-auth-pin" \
-        || die "could not put the module's path into pam/common-auth-pin's line"
+    stack_file common-auth-pin "$T/pam.d/common-auth-pin" "$T/bin/not-a-helper"
     sed -i '0,/^@include common-auth$/s//@include common-auth-pin\n@include common-auth/' "$T/pam.d/lightdm"
     grep -A1 '^@include common-auth-pin$' "$T/pam.d/lightdm" | grep -q '^@include common-auth$' \
         || die "could not include common-auth-pin in /etc/pam.d/lightdm"

@@ -72,6 +72,9 @@
 #   helper_policy UID USER LINE...  the setuid helper in $T/bin and a private /etc/security
 #                              whose secureroom.conf (STATE, cheap argon2, LINE...) it reads
 #   sink_login_records         copies over /var/log/{wtmp,btmp,lastlog}
+#   stack_file SRC DST HELPER  the shipped stack pam/SRC as DST (0644, readable by PAM in
+#                              a user's process whatever the umask) with the module's
+#                              absolute path and helper=HELPER on its auth line
 #   namespace_processes UID    pids in the network namespace recorded in $T/netns, or of
 #                              real uid UID (the test's processes, for the leftover checks)
 #   vprompt_tap_lines          gdb commands for a breakpoint at libpam's pam_vprompt(pamh,
@@ -376,6 +379,13 @@ need_setuid_helper() {
     case ",$(findmnt -no OPTIONS -T /tmp)," in
         *,nosuid,*) die "/tmp is mounted nosuid: the helper copied there could not be setuid" ;;
     esac
+}
+
+# stack_file SRC DST HELPER: see the list at the top.
+stack_file() {
+    sed "s|^\(auth[[:space:]].*[[:space:]]\)pam_secureroom\.so|\1$MODULE helper=$3|" "$REPO/pam/$1" > "$2"
+    chmod 0644 "$2"
+    grep -qF "$MODULE helper=$3" "$2" || die "could not put the module's path into pam/$1's line"
 }
 
 # namespace_processes UID: see the list at the top.

@@ -199,11 +199,7 @@ setup_namespace() {
     cp -a /etc/pam.d "$T/pam.d"
     local service
     for service in xsecurelock xscreensaver; do
-        sed "s|^\(auth[[:space:]].*[[:space:]]\)pam_secureroom\.so|\1$MODULE helper=$T/bin/secureroom-helper|" \
-            "$REPO/pam/screen-locker" > "$T/pam.d/$service"
-        chmod 0644 "$T/pam.d/$service"   # read by PAM in the user's processes, whatever the umask
-        grep -qF "$MODULE helper=$T/bin/secureroom-helper" "$T/pam.d/$service" \
-            || die "could not put the module's path into pam/screen-locker's line"
+        stack_file screen-locker "$T/pam.d/$service" "$T/bin/secureroom-helper"
     done
     bind_over "$T/pam.d" /etc/pam.d
     STACK=$(grep -vE '^[[:space:]]*(#|$)' /etc/pam.d/xsecurelock | tr '\n' ';')

@@ -152,10 +152,7 @@ setup_namespace() {
 
     # --- /etc/pam.d: a copy; i3lock = pam/screen-locker with absolute paths ---
     cp -a /etc/pam.d "$T/pam.d"
-    sed "s|^\(auth[[:space:]].*[[:space:]]\)pam_secureroom\.so|\1$MODULE helper=$T/bin/secureroom-helper|" \
-        "$REPO/pam/screen-locker" > "$T/pam.d/i3lock"
-    grep -qF "$MODULE helper=$T/bin/secureroom-helper" "$T/pam.d/i3lock" \
-        || die "could not put the module's path into pam/screen-locker's line"
+    stack_file screen-locker "$T/pam.d/i3lock" "$T/bin/secureroom-helper"
     bind_over "$T/pam.d" /etc/pam.d
     STACK=$(grep -vE '^[[:space:]]*(#|$)' /etc/pam.d/i3lock | tr '\n' ';')
 

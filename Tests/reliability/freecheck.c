@@ -20,6 +20,7 @@
  * one that is scanned.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -68,7 +69,6 @@ __attribute__((constructor)) static void load(void)
     explicit_bzero(buffer, sizeof buffer);
 }
 
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* Counts `block` if it holds a PIN standing alone (called just before it is released). */
 static void inspect(void *block)
@@ -84,7 +84,7 @@ static void inspect(void *block)
             /* A PIN as typed stands alone; inside a longer run of digits (a timestamp's
              * nanoseconds in a lockout record) it is a chance match, not a PIN. */
             const char *after = found + lengths[k];
-            if ((found > start && is_digit(found[-1])) || (after < end && is_digit(*after)))
+            if ((found > start && isdigit((unsigned char)found[-1])) || (after < end && isdigit((unsigned char)*after)))
                 continue;
             offending++;
             if (first_count < MAX_FIRST)

@@ -60,14 +60,12 @@ public struct PINAdministration {
     private func refuseWhileUnprunedCountersPileUp() throws {
         let chip = TPMChip(store.configuration)
         guard store.configuration.tpm != .off,
-            let defined = try? chip.withConnection({ connection -> [UInt32] in
-                try DAStatus.read(connection).ownerAuthSet ? connection.nvIndices(in: PinIndexBinding.handles) : []
+            let unnamed = try? chip.withConnection({ connection -> [UInt32] in
+                try DAStatus.read(connection).ownerAuthSet
+                    ? connection.unnamedPinIndices(try store.pinIndicesNamed()) : []
             })
         else { return }
-        let named = try store.pinIndicesNamed()
-        if defined.filter({ !named.contains($0) }).count >= Self.unprunedCounterLimit {
-            throw SecureRoomError.tpm(.pruneNeeded)
-        }
+        if unnamed.count >= Self.unprunedCounterLimit { throw SecureRoomError.tpm(.pruneNeeded) }
     }
 
     /// `setPIN`'s write, under the user's lock: the checks against what is there now, then
@@ -242,9 +240,11 @@ public struct PINAdministration {
     /// files put back, the handle may be someone else's index now, with the same Name.
     /// Best effort: the record that replaced it is already written.
     private func release(_ binding: PinIndexBinding, on chip: TPMChip) {
-        guard let named = try? store.pinIndicesNamed(), !named.contains(binding.index) else { return }
         _ = try? chip.withConnection { connection in
-            guard try connection.storageKeyName() == binding.sealed.parentName else { return }
+            // The chip first: on another chip, or none, no record needs reading.
+            guard try connection.storageKeyName() == binding.sealed.parentName,
+                !(try store.pinIndicesNamed()).contains(binding.index)
+            else { return }
             try PinCounter(connection: connection, index: binding.index).undefine(ownerAuth: [])
         }
     }
@@ -277,8 +277,12 @@ public struct PINAdministration {
 
     /// Inside a successful check (`PINAuthority.recoverVault`): wraps `vaultKey`, brought
     /// back by the recovery key, under the PIN just checked, and forgets a `wipe_after`
-    /// erasure note. The recovery record is left as it is.
+    /// erasure note. The recovery record is left as it is. A vault key the credential got
+    /// meanwhile (checked here, under the user's lock) is never overwritten.
     func restoreVault(_ credential: inout CredentialRecord, master: SecretBytes, vaultKey: SecretBytes) throws {
+        if credential.vaultKey != nil {
+            throw SecureRoomError.vaultKeyExists(user: credential.user.rawValue, recoverable: false)
+        }
         credential.vaultKey = try VaultKey.wrap(vaultKey, master: master, user: credential.user)
         credential.vaultErased = nil
     }

@@ -78,7 +78,7 @@ public enum ChipHardening {
     /// On a chip that is not hardened (`secret` nil) the owner's empty authorization does it.
     public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret?, keeping named: Set<UInt32>) throws -> Int {
         try chip.withConnection { connection in
-            let unnamed = try connection.nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
+            let unnamed = try connection.unnamedPinIndices(named)
             try asOwner(secret) { auth in
                 for index in unnamed { try PinCounter(connection: connection, index: index).undefine(ownerAuth: auth) }
             }

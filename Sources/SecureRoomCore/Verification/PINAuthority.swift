@@ -177,10 +177,6 @@ public struct LocalPINAuthority: PINAuthority {
             }
         ) { credential, master in
             guard let vaultKey else { throw SecureRoomError.wrongRecoveryKey(user: user.rawValue) }
-            // Again under the lock: a vault key set up meanwhile is not overwritten.
-            if credential.vaultKey != nil {
-                throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false)
-            }
             try administration.restoreVault(&credential, master: master, vaultKey: vaultKey)
         }
     }

@@ -4,6 +4,7 @@
 import CSecureRoomSystem
 import Glibc
 import SecureRoomCore
+import SecureRoomProgramSupport
 import SecureRoomVault
 
 /// A program run to completion as the user, in the user's environment (gpg for `import
@@ -31,33 +32,24 @@ struct ProgramOutput {
             outputPipe.forEach { close($0) }
             throw SecureRoomError.system(operation: "pipe", path: arguments[0], errno: failure)
         }
-        // Only the child's copies, made by the file actions, may outlive the exec.
-        for descriptor in outputPipe + errorPipe { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outputPipe[1], STDOUT_FILENO)
-        posix_spawn_file_actions_adddup2(&actions, errorPipe[1], STDERR_FILENO)
-        // Nothing else of ours reaches it (the vault file, the keyring's), and no signal is blocked.
-        _ = sr_spawn_addclosefrom(&actions, 3)
-        _ = sr_spawnattr_unblock_signals(&attributes)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
+        let spawned = ChildProcess.spawn(
+            arguments,
+            standard: [
+                STDIN_FILENO: .file("/dev/null", flags: O_RDONLY), STDOUT_FILENO: .descriptor(outputPipe[1]),
+                STDERR_FILENO: .descriptor(errorPipe[1]),
+            ])
         close(outputPipe[1])
         close(errorPipe[1])
         defer {
             close(outputPipe[0])
             close(errorPipe[0])
         }
-        guard spawned == 0 else { throw SecureRoomError.system(operation: "run", path: arguments[0], errno: spawned) }
+        let pid: pid_t
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let failure):
+            throw SecureRoomError.system(operation: "run", path: arguments[0], errno: failure.errno)
+        }
         // Both pipes at once: a program that fills one while we wait on the other would hang.
         // Room for the largest output up front: a growing array would leave copies unwiped.
         var collected: [UInt8] = []

@@ -244,6 +244,12 @@ public struct PinCounter {
 }
 
 extension TPMConnection {
+    /// The indices at SecureRoom's handles (`PinIndexBinding.handles`) that `named`
+    /// (`StateStore.pinIndicesNamed`) does not hold: replaced or removed PINs' counters.
+    public func unnamedPinIndices(_ named: Set<UInt32>) throws -> [UInt32] {
+        try nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
+    }
+
     /// How many handles one TPML_HANDLE holds (TPM2_MAX_CAP_HANDLES: 1,016 bytes of 4).
     static let handlesPerPage = UInt32(MemoryLayout<TPML_HANDLE>.size - 4) / 4
 
