@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdio.h>   /* renameat2, RENAME_NOREPLACE */
 #include <fcntl.h>
+#include <libintl.h>
+#include <locale.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -143,3 +145,14 @@ int sr_catch_stop_signals(sigset_t *during)
 }
 
 int sr_stop_requested(void) { return stop_requested; }
+
+int sr_bind_text_domain(const char *domain, const char *directory, const char *codeset)
+{
+    return bindtextdomain(domain, directory) && bind_textdomain_codeset(domain, codeset) ? 0 : -1;
+}
+const char *sr_dgettext(const char *domain, const char *msgid) { return dgettext(domain, msgid); }
+const char *sr_dngettext(const char *domain, const char *msgid, const char *plural, unsigned long count)
+{
+    return dngettext(domain, msgid, plural, count);
+}
+int sr_set_message_locale(void) { return setlocale(LC_MESSAGES, "") ? 0 : -1; }

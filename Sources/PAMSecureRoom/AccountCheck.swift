@@ -56,14 +56,15 @@ extension AccountCheck {
                 code: PAM_PERM_DENIED,
                 log: "expired PIN of \(user) not changed: its vault key was not unlocked in this transaction")
         }
-        call.tell("Your PIN has expired and must be changed now.")
+        call.tell(localized("Your PIN has expired and must be changed now."))
         let check = call.pam.kept(.expiredPINCheck, for: user)
         guard
             let new = try NewPINEntry(call: call).read(
                 tries: 3,
                 refusing: { candidate in
                     guard let check, ExpiredPINCheck.matches(candidate, check) else { return nil }
-                    return "it is the PIN you were given; choose your own"
+                    let translate = Translation.english  // for the log; told through Localized.lookUp
+                    return translate("it is the PIN you were given; choose your own")
                 })
         else {
             throw ModuleResult(
@@ -74,7 +75,7 @@ extension AccountCheck {
         call.pam.clearFlag(.pinExpired)
         call.pam.drop(.expiredPINCheck)
         call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")
-        call.inform("PIN changed.")
+        call.inform(localized("PIN changed."))
         return PAM_SUCCESS
     }
 }

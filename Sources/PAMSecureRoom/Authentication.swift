@@ -64,14 +64,14 @@ struct Authentication {
                 return pin
             }
         } catch SecureRoomError.accountUnavailable(_, let reason) {
-            call.tell("Your account is closed (\(reason)); the PIN cannot be used.")
+            call.tell(localized("Your account is closed ({reason}); the PIN cannot be used.", ["reason": reason]))
             throw ModuleResult(
                 code: PAM_AUTH_ERR, log: "refused \(user): \(reason)\(call.originFields)", priority: LOG_NOTICE)
         } catch SecureRoomError.tpm(let problem) {
             call.tell(Messages.tpm(problem))
             throw SecureRoomError.tpm(problem)
         } catch SecureRoomError.helperRefused(let reason) {
-            call.tell("PIN not accepted here: \(reason).")
+            call.tell(localized("PIN not accepted here: {reason}.", ["reason": Localized.lookUp(reason)]))
             throw SecureRoomError.helperRefused(reason)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }
@@ -209,6 +209,6 @@ struct Authentication {
                     code: PAM_AUTH_ERR, log: "use_first_pass: no PIN from an earlier module", priority: LOG_NOTICE)
             }
         }
-        return try call.promptPIN("PIN: ")
+        return try call.promptPIN(localized("PIN: "))
     }
 }

@@ -25,7 +25,9 @@ struct EnrolmentOffer {
                 LOG_ERR,
                 "PIN enrolment of \(call.currentUser.map(UserName.quoted) ?? "?") failed: \(result.log ?? "\(error)")")
             call.tell(
-                "No PIN was created: the system could not store it. You can try again later with 'secureroom enrol'.")
+                localized(
+                    "No PIN was created: the system could not store it. You can try again later with "
+                        + "'secureroom enrol'."))
         }
     }
 
@@ -50,22 +52,28 @@ struct EnrolmentOffer {
         }
         guard !call.isSilent else { return call.debug("silent: a PIN cannot be offered to \(user)") }
         let service = call.pam.item(PAM_SERVICE).map(UserName.quoted) ?? "?"
-        guard let answer = call.pam.ask("Create a \(configuration.format.digits)-digit PIN for this computer? [y/N] ")
+        guard
+            let answer = call.pam.ask(
+                localized(
+                    "Create a {count}-digit PIN for this computer? [y/N] ",
+                    ["count": String(configuration.format.digits)]))
         else {
             return call.pam.log(
                 LOG_INFO, "PIN enrolment not offered to \(user) (service \(service)): the application cannot ask")
         }
         call.pam.log(
             LOG_INFO, "PIN enrolment offered to \(user) (service \(service), enrol=\(configuration.enrol.rawValue))")
-        guard ["y", "yes"].contains(Substring(answer).trimmingSpaces().lowercased()) else {
+        // TRANSLATORS: the answers that accept the offer "[y/N]", besides "y" and "yes".
+        let yes = ["y", "yes", localized("y"), localized("yes")]
+        guard yes.contains(Substring(answer).trimmingSpaces().lowercased()) else {
             if configuration.enrol == .offer { try PINAdministration(store: store).declineOffer(for: user) }
             call.pam.log(LOG_INFO, "PIN enrolment declined by \(user)")
-            call.inform("No PIN created. You can create one later with 'secureroom enrol'.")
+            call.inform(localized("No PIN created. You can create one later with 'secureroom enrol'."))
             return
         }
         guard let pin = try NewPINEntry(call: call).read(tries: Self.tries) else {
             call.pam.log(LOG_NOTICE, "PIN enrolment of \(user) abandoned: no acceptable PIN in \(Self.tries) tries")
-            call.inform("No PIN created. You can try again with 'secureroom enrol'.")
+            call.inform(localized("No PIN created. You can try again with 'secureroom enrol'."))
             return
         }
         let vault = try PINAdministration(store: store).enrol(pin, for: user, vault: configuration.enrolVault)
@@ -74,7 +82,7 @@ struct EnrolmentOffer {
             "PIN created by \(user) at login (service "
                 + "\(service)\(vault != nil ? "; vault key and recovery key made" : ""))"
         )
-        call.inform("PIN created. Next time you can log in with it.")
+        call.inform(localized("PIN created. Next time you can log in with it."))
         if let vault {
             call.pam.info(Messages.recoveryKeyShownOnce(vault.recoveryKey, user: user))
             try call.pam.stashVaultKey(vault.vaultKey, for: user)

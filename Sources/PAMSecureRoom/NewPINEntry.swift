@@ -25,14 +25,16 @@ struct NewPINEntry {
     /// PIN) or `Mismatch`, each after telling the user; conversation failures as they come.
     /// `refusing` may refuse a PIN the policy allows, with a reason (an expired PIN's own).
     func readOnce(refusing: (SecretBytes) -> String? = { _ in nil }) throws -> SecretBytes {
-        let new = try call.promptPIN("New PIN: ")
-        if let reason = policy.rejections(of: new).first.map(\.description) ?? refusing(new) {
-            call.tell("PIN rejected: \(reason).")
+        let new = try call.promptPIN(localized("New PIN: "))
+        let rejection = policy.rejections(of: new).first
+        if let reason = rejection.map(\.description) ?? refusing(new) {
+            let told = rejection?.localizedDescription ?? Localized.lookUp(reason)
+            call.tell(localized("PIN rejected: {reason}.", ["reason": told]))
             throw SecureRoomError.pinRejected(reason)
         }
-        let again = try call.promptPIN("Retype new PIN: ")
+        let again = try call.promptPIN(localized("Retype new PIN: "))
         guard new.constantTimeEquals(again) else {
-            call.tell("PINs do not match.")
+            call.tell(localized("PINs do not match."))
             throw Mismatch()
         }
         return new

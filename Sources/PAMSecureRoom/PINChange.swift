@@ -23,7 +23,8 @@ struct PINChange {
         let entry = try NewPINEntry(call: call)
         let outcome: PINVerifier.Outcome
         do {
-            outcome = try call.authority.change(user, current: { try call.promptPIN("Current PIN: ") }) { current in
+            outcome = try call.authority.change(user, current: { try call.promptPIN(localized("Current PIN: ")) }) {
+                current in
                 try entry.readOnce { PINPolicy.refusal(replacing: current, with: $0) }
             }
         } catch SecureRoomError.pinRejected(let reason) {

@@ -51,7 +51,8 @@ struct VaultSession {
             call.debug("session \(sessions) opened for \(user)")
             if vaultLeftLocked, try keyring(of: user)?.load() == nil {
                 if !call.isSilent {
-                    call.pam.info("Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it.")
+                    call.pam.info(
+                        localized("Your SecureRoom vault is locked; run 'secureroom-vault unlock' to open it."))
                 }
             }
             return PAM_SUCCESS

@@ -50,7 +50,8 @@ struct ChangeCommand: ParsableCommand {
             let outcome = try pinAuthority(for: store).change(
                 user,
                 current: {
-                    try PINEntry.read(prompt: "Current PIN: ", format: configuration.format, forceLine: stdin)
+                    try PINEntry.read(
+                        prompt: localized("Current PIN: "), format: configuration.format, forceLine: stdin)
                 },
                 new: { current in
                     try readNewPIN(configuration, fromStdin: stdin, allowWeak: allowWeak, mayAllowWeak: asRoot) {
@@ -62,15 +63,15 @@ struct ChangeCommand: ParsableCommand {
             switch outcome {
             case .success:
                 if asRoot { SystemLog.notice("PIN changed for \(user)") }
-                print("PIN changed for \(user).")
+                print(localized("PIN changed for {user}.", ["user": user.rawValue]))
             case .notEnrolled:
                 throw SecureRoomError.notEnrolled(user: user.rawValue)
             case .locked:
-                printError(Messages.text(for: outcome) ?? "locked")
+                printError(Messages.text(for: outcome) ?? localized("Try again."))
                 throw ExitStatus.locked
             case .incorrect, .repeatedIncorrect:
                 if asRoot { SystemLog.warning("PIN change for \(user): wrong current PIN") }
-                printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
+                printError(Messages.text(for: outcome) ?? localized("Incorrect PIN."))
                 throw ExitStatus.wrongPIN
             }
         }

@@ -66,11 +66,15 @@ struct EnrolCommand: ParsableCommand {
                 newPIN: {
                     try readNewPIN(configuration, fromStdin: stdin, allowWeak: false, mayAllowWeak: false)
                 })
-            print(replace ? "PIN replaced for \(user)." : "PIN created for \(user). Next time you can log in with it.")
+            print(
+                replace
+                    ? localized("PIN replaced for {user}.", ["user": user.rawValue])
+                    : localized("PIN created for {user}. Next time you can log in with it.", ["user": user.rawValue]))
             if replace {
                 print(
-                    "If you had a vault, it opens with the new PIN once your recovery key restores it: "
-                        + "an administrator runs 'secureroom set \(user) --recovery-key'.")
+                    localized(
+                        "If your vault no longer opens with your PIN, run 'secureroom-vault recover' with your "
+                            + "recovery key."))
             }
             if let recoveryKey { print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n") }
         }

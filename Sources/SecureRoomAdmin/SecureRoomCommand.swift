@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import ArgumentParser
+import SecureRoomBase
 import SecureRoomCommandLine
 import SecureRoomProgramSupport
 
@@ -46,9 +47,11 @@ struct SecureRoomCommand: ParsableCommand {
         ]
     )
 
-    /// The entry point: no runtime crash handler (CrashHandlers), then the parser.
+    /// The entry point: no runtime crash handler (CrashHandlers), messages in the user's
+    /// language, then the parser.
     static func main() {
         CrashHandlers.restoreDefaults()
+        Localized.useMessageLocale()
         main(nil)
     }
 }

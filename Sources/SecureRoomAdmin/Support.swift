@@ -60,7 +60,7 @@ func existingUser(_ name: String) throws -> UserName {
 /// a refusal name it.
 func readNewPIN(
     _ configuration: Configuration, fromStdin: Bool, allowWeak: Bool, mayAllowWeak: Bool,
-    prompt: String = "New PIN: ", refusing: (SecretBytes) -> String? = { _ in nil }
+    prompt: String = localized("New PIN: "), refusing: (SecretBytes) -> String? = { _ in nil }
 ) throws -> SecretBytes {
     let policy = PINPolicy(blocklist: try Blocklist.load(configuration.blocklist))
     let interactive = !fromStdin && isatty(STDIN_FILENO) == 1
@@ -70,21 +70,32 @@ func readNewPIN(
         let pin = try PINEntry.read(prompt: prompt, format: configuration.format, forceLine: fromStdin)
         let reasons = policy.rejections(of: pin)
         if !reasons.isEmpty && !allowWeak {
+            let told = reasons.map(\.localizedDescription).joined(separator: "; ")
             printError(
-                "PIN rejected: \(reasons.map(\.description).joined(separator: "; "))"
-                    + (!last ? "; choose another" : mayAllowWeak ? " (--allow-weak accepts it)" : ""))
+                !last
+                    ? localized("PIN rejected: {reason}; choose another", ["reason": told])
+                    : mayAllowWeak
+                        ? localized("PIN rejected: {reason} (--allow-weak accepts it)", ["reason": told])
+                        : localized("PIN rejected: {reason}", ["reason": told]))
             if last { throw ExitStatus.failure }
             continue
         }
         if let reason = refusing(pin) {
-            printError("PIN rejected: \(reason)" + (last ? "; nothing was changed" : ""))
+            let told = Localized.lookUp(reason)
+            printError(
+                last
+                    ? localized("PIN rejected: {reason}; nothing was changed", ["reason": told])
+                    : localized("PIN rejected: {reason}", ["reason": told]))
             if last { throw ExitStatus.failure }
             continue
         }
         guard interactive else { return pin }
-        let again = try PINEntry.read(prompt: "Retype PIN: ", format: configuration.format)
+        let again = try PINEntry.read(prompt: localized("Retype PIN: "), format: configuration.format)
         if pin.constantTimeEquals(again) { return pin }
-        printError(last ? "PINs do not match; nothing was changed" : "PINs do not match; type the new PIN again")
+        printError(
+            last
+                ? localized("PINs do not match; nothing was changed")
+                : localized("PINs do not match; type the new PIN again"))
     }
     throw ExitStatus.failure
 }

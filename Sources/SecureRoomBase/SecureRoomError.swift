@@ -57,42 +57,65 @@ public enum SecureRoomError: Error, Equatable, Sendable {
 }
 
 extension SecureRoomError: CustomStringConvertible {
-    /// A one-line explanation for logs and error messages; never contains a PIN.
-    public var description: String {
+    /// A one-line explanation for logs; never contains a PIN.
+    public var description: String { text(.english) }
+
+    /// The explanation in the user's language, for a tool's error message.
+    public var localizedDescription: String { text(.user) }
+
+    private func text(_ translate: Translation) -> String {
         switch self {
-        case let .insecure(path, reason): return "refusing \(path): \(reason)"
-        case let .stateMissing(path): return "\(path) does not exist (run 'secureroom init')"
-        case let .corruptRecord(path, reason): return "corrupt record \(path): \(reason)"
+        case let .insecure(path, reason):
+            return translate("refusing {path}: {reason}", ["path": path, "reason": reason])
+        case let .stateMissing(path): return translate("{path} does not exist (run 'secureroom init')", ["path": path])
+        case let .corruptRecord(path, reason):
+            return translate("corrupt record {path}: {reason}", ["path": path, "reason": reason])
         case let .system(operation, path, errno):
             let text = String(cString: strerror(errno))
             return path.isEmpty ? "\(operation): \(text)" : "\(operation) \(path): \(text)"
-        case let .invalidUserName(name): return "invalid user name \(UserName.quoted(name))"
-        case let .invalidConfiguration(message): return "invalid configuration: \(message)"
+        case let .invalidUserName(name): return translate("invalid user name {name}", ["name": UserName.quoted(name)])
+        case let .invalidConfiguration(message):
+            return translate("invalid configuration: {problem}", ["problem": message])
         case let .kdfFailure(message): return "argon2: \(message)"
-        case let .malformedPIN(digits): return "the PIN must be exactly \(digits) digits (0-9)"
-        case let .notEnrolled(user): return "\(user) has no PIN"
-        case let .alreadyInitialized(path): return "\(path) is already initialized"
-        case let .pinRejected(reason): return "PIN rejected: \(reason)"
-        case let .helperFailed(message): return message
-        case let .helperRefused(reason): return "secureroom-helper refused: \(reason)"
+        case let .malformedPIN(digits):
+            return translate("the PIN must be exactly {digits} digits (0-9)", ["digits": String(digits)])
+        case let .notEnrolled(user): return translate("{user} has no PIN", ["user": user])
+        case let .alreadyInitialized(path): return translate("{path} is already initialized", ["path": path])
+        case let .pinRejected(reason):
+            return translate("PIN rejected: {reason}", ["reason": translate.lookUp(reason)])
+        case let .helperFailed(message): return translate.lookUp(message)
+        case let .helperRefused(reason):
+            return translate("secureroom-helper refused: {reason}", ["reason": translate.lookUp(reason)])
         case let .changedConcurrently(user):
-            return "the PIN of \(user) was changed, removed or reset during this change; nothing was changed"
-        case let .busy(path, seconds, holder): return "\(path) is still locked by \(holder) after \(seconds) s"
-        case let .accountUnavailable(user, reason): return "\(user) may not use a PIN: \(reason)"
+            return translate(
+                "the PIN of {user} was changed, removed or reset during this change; nothing was changed",
+                ["user": user])
+        case let .busy(path, seconds, holder):
+            return translate(
+                "{path} is still locked by {holder} after {seconds} s",
+                ["path": path, "holder": holder, "seconds": String(seconds)])
+        case let .accountUnavailable(user, reason):
+            return translate("{user} may not use a PIN: {reason}", ["user": user, "reason": reason])
         case let .tpm(problem): return problem.description
-        case .invalidRecoveryKey: return "a recovery key is 40 digits (eight groups of five)"
-        case let .passwordNotAccepted(reason): return "password not accepted (\(reason)); nothing was changed"
+        case .invalidRecoveryKey: return translate("a recovery key is 40 digits (eight groups of five)")
+        case let .passwordNotAccepted(reason):
+            return translate("password not accepted ({reason}); nothing was changed", ["reason": reason])
         case let .passwordFirst(user):
-            return "the PIN of \(user) works only after a password login since the computer started (password_first)"
-        case let .wrongRecoveryKey(user): return "the recovery key does not open the vault of \(user)"
+            return translate(
+                "the PIN of {user} works only after a password login since the computer started (password_first)",
+                ["user": user])
+        case let .wrongRecoveryKey(user):
+            return translate("the recovery key does not open the vault of {user}", ["user": user])
         case let .vaultWouldBeLost(user):
-            return "\(user) has a vault: a new PIN without the recovery key makes it unreadable "
-                + "(give --recovery-key, or --force to accept the loss)"
+            return translate(
+                "{user} has a vault: a new PIN without the recovery key makes it unreadable "
+                    + "(give --recovery-key, or --force to accept the loss)", ["user": user])
         case let .vaultKeyExists(user, recoverable):
             return recoverable
-                ? "\(user) already set up a vault; its key is kept by the recovery key "
-                    + "('secureroom-vault recover' brings it back)"
-                : "\(user) already has a vault key"
+                ? translate(
+                    "{user} already set up a vault; its key is kept by the recovery key "
+                        + "('secureroom-vault recover' brings it back)", ["user": user])
+                : translate("{user} already has a vault key", ["user": user])
         }
     }
 

@@ -14,7 +14,7 @@ struct LockCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let keyring = try VaultKeyring.current()
-            print(try keyring.remove() ? "Vault locked." : "Vault was already locked.")
+            print(try keyring.remove() ? localized("Vault locked.") : localized("Vault was already locked."))
         }
     }
 }

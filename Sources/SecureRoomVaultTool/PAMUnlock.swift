@@ -76,8 +76,9 @@ private final class ConversationContext {
         defer { error = nil }
         do {
             try pinentry.show(
-                title: "SecureRoom vault",
-                description: "An application asks for your secrets. Type your PIN to unlock your SecureRoom vault.",
+                title: localized("SecureRoom vault"),
+                description: localized(
+                    "An application asks for your secrets. Type your PIN to unlock your SecureRoom vault."),
                 prompt: Substring(prompt).trimmingSpaces(), error: error)
             guard let pin = try pinentry.readPIN() else {
                 cancelled = true

@@ -38,17 +38,18 @@ struct RecoverCommand: ParsableCommand {
             let configuration = try systemConfiguration()
             switch try vaultState(of: user, configuration) {
             case .pin:
-                print("Your vault already opens with your PIN; there is nothing to recover.")
+                print(localized("Your vault already opens with your PIN; there is nothing to recover."))
                 return
             case .noPIN(recoverable: true):
                 printError(
-                    "You have no PIN: create one with 'secureroom enrol --replace' (your password), then run "
-                        + "'secureroom-vault recover' again.")
+                    localized(
+                        "You have no PIN: create one with 'secureroom enrol --replace' (your password), then run "
+                            + "'secureroom-vault recover' again."))
                 throw ExitStatus.failure
             case .recoveryOnly, .erased:
                 break
             case let state:
-                printError(state.explanation(for: user) ?? "there is no vault key to recover")
+                printError(state.explanation(for: user) ?? localized("there is no vault key to recover"))
                 throw ExitStatus.failure
             }
             let outcome = try pinAuthority(for: StateStore(configuration: configuration)).recoverVault(
@@ -57,19 +58,20 @@ struct RecoverCommand: ParsableCommand {
                     let typed =
                         stdin
                         ? try HiddenLine.readVisible(limit: 128)
-                        : try HiddenLine.read(prompt: "Recovery key: ", limit: 128)
+                        : try HiddenLine.read(prompt: localized("Recovery key: "), limit: 128)
                     return try typed.withUnsafeBytes { try RecoveryKey(typed: $0) }
                 },
-                pin: { try PINEntry.read(prompt: "PIN: ", format: configuration.format, forceLine: stdin) })
+                pin: { try PINEntry.read(prompt: localized("PIN: "), format: configuration.format, forceLine: stdin) })
             guard case .success(let success) = outcome, let vaultKey = success.vaultKey else {
                 try reportFailedCheck(outcome, user: user)
             }
             try keyring.storeFollowingSessions(
                 vaultKey, timeout: configuration.vaultTimeout, in: SessionCounter(path: configuration.sessionDirectory))
             print(
-                "Vault recovered: it opens with your PIN again (unlocked for "
-                    + "\(DurationText.spoken(configuration.vaultTimeout))). Your recovery key still works; keep it "
-                    + "offline.")
+                localized(
+                    "Vault recovered: it opens with your PIN again (unlocked for {duration}). Your recovery key "
+                        + "still works; keep it offline.",
+                    ["duration": DurationText.spoken(configuration.vaultTimeout)]))
         }
     }
 }

@@ -55,10 +55,10 @@ struct UnlockCommand: ParsableCommand {
             switch code {
             case PAM_SUCCESS: break
             case PAM_AUTH_ERR:
-                printError("wrong PIN")
+                printError(localized("wrong PIN"))
                 throw ExitStatus.wrongPIN
             case PAM_MAXTRIES:
-                printError("your PIN is locked (too many failed attempts)")
+                printError(localized("your PIN is locked (too many failed attempts)"))
                 throw ExitStatus.locked
             default:
                 printError("PAM service \(PAMUnlock.service): \(PAMUnlock.describe(code)) (details in the system log)")
@@ -68,14 +68,18 @@ struct UnlockCommand: ParsableCommand {
                 // The state changed since it was read (an administrator, a wipe_after).
                 let state = try vaultState(of: keyring.user, configuration)
                 printError(
-                    "PIN accepted, but "
-                        + (state.explanation(for: keyring.user) ?? "no vault key came with it; try again"))
+                    localized(
+                        "PIN accepted, but {problem}",
+                        [
+                            "problem": state.explanation(for: keyring.user)
+                                ?? localized("no vault key came with it; try again")
+                        ]))
                 throw ExitStatus.failure
             }
             // Whole minutes past one: the key was set for vault_timeout a moment ago, and a
             // second spent since is no news ("for 15 min", not "for 14 min 59 s").
             let shown = secondsLeft >= 60 ? (secondsLeft + 30) / 60 * 60 : secondsLeft
-            print("Vault unlocked for \(DurationText.spoken(shown)).")
+            print(localized("Vault unlocked for {duration}.", ["duration": DurationText.spoken(shown)]))
         }
     }
 
@@ -88,14 +92,14 @@ struct UnlockCommand: ParsableCommand {
         for _ in 1...Self.pinentryTries {
             let result = PAMUnlock(format: format, fromStdin: false, pinentry: prompt).run(for: user, error: error)
             if result.cancelled {
-                printError("cancelled")
+                printError(localized("cancelled"))
                 throw ExitStatus.cancelled
             }
             guard result.code == PAM_AUTH_ERR else {
                 if result.code != PAM_SUCCESS, let message = result.lastMessage { try? prompt.message(message) }
                 return result.code
             }
-            error = result.lastMessage ?? "Incorrect PIN."
+            error = result.lastMessage ?? localized("Incorrect PIN.")
         }
         return PAM_AUTH_ERR
     }

@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Glibc
+import SecureRoomBase
 import SecureRoomCommandLine
 import SecureRoomProgramSupport
 
@@ -52,10 +53,11 @@ struct VaultCommand: ParsableCommand {
         ]
     )
 
-    /// The entry point: no runtime crash handler (CrashHandlers), arguments that are text,
-    /// then the parser.
+    /// The entry point: no runtime crash handler (CrashHandlers), messages in the user's
+    /// language, arguments that are text, then the parser.
     static func main() {
         CrashHandlers.restoreDefaults()
+        Localized.useMessageLocale()
         refuseArgumentsThatAreNotUTF8()
         main(nil)
     }

@@ -143,7 +143,7 @@ final class UnprivilegedPAMTests: XCTestCase {
         let locked = try stage.pam(as: uid, user: user, responses: [pin])
         XCTAssertEqual(locked.code, PAMCode.maxTries)
         XCTAssertEqual(locked.prompts, [])
-        XCTAssertEqual(locked.errors, ["PIN disabled after 1 failed attempts; ask an administrator."])
+        XCTAssertEqual(locked.errors, ["PIN disabled after 1 failed attempt; ask an administrator."])
     }
 
     func testModuleArgumentsTheHelperIgnoresAreLogged() throws {

@@ -156,7 +156,8 @@ write_stack() {
 
 # ---- tmux driving (the rest is in lib.sh) ----------------------------------------------
 PIN_PROMPT_RE='^PIN:[[:space:]]*$'
-PASSWORD_PROMPT_RE='[Pp]assword( for [^:]*)?:[[:space:]]*$'
+# pam_unix's prompt, also in German (case g): "Password:", "[sudo] password for X:", "Passwort:".
+PASSWORD_PROMPT_RE='[Pp]ass(word|wort)( for [^:]*)?:[[:space:]]*$'
 
 # attempt NAME UID CMD PIN [PASSWORD]
 #   Runs CMD (bash) as UID in a new tmux window, types PIN at a "PIN:" prompt if one
@@ -332,6 +333,38 @@ inner_main() {
     attempt d5 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
     check "lockout: after reset the right PIN works again" all saw_pin 'rc_is 0' 'out_is srtest'
     done_pane
+
+    # --- g. German (LANG=de_DE.UTF-8): the module's messages beside pam_unix's ----------
+    # The module reads its catalogue where it is installed, /usr/share/locale; here a
+    # private copy of the German directory with the built secureroom.mo is mounted over it.
+    locale -a 2>/dev/null | grep -qx 'de_DE.utf8' || die "the locale de_DE.UTF-8 is missing (scripts/setup makes it)"
+    local messages=/usr/share/locale/de/LC_MESSAGES catalogue=$REPO/.build/release/locale/de/LC_MESSAGES/secureroom.mo
+    [ -s "$catalogue" ] || die "$catalogue is missing (scripts/build makes it)"
+    install -d -m 0755 "$T/locale-de"
+    cp -p "$messages"/*.mo "$T/locale-de/"
+    install -m 0644 "$catalogue" "$T/locale-de/secureroom.mo"
+    bind_over "$T/locale-de" "$messages"
+    reset_pin; write_stack su fallthrough
+    OUT=$T/io/g1.out
+    attempt g1 "$NOPIN_UID" "LANG=de_DE.UTF-8 su srtest -c 'id -un > $OUT'" "$WRONG_PIN" "not-the-password"
+    check "su in German: a wrong PIN is 'Falsche PIN.' with the attempts left, then pam_unix's 'Passwort:'" \
+        all saw_pin "shows 'Falsche PIN\\. Noch [0-9]+ Versuche'" "not_shows 'Incorrect PIN'" saw_password \
+            "shows 'Passwort:'" rc_failed out_empty 'failures_are 1'
+    done_pane
+    OUT=$T/io/g2.out
+    attempt g2 "$NOPIN_UID" "LANG=de_DE.UTF-8 su srtest -c 'id -un > $OUT'" "$PIN"
+    check "su in German: the right PIN logs in and tells of the failed attempt in German" \
+        all saw_pin 'rc_is 0' 'out_is srtest' "shows '1 fehlgeschlagener PIN-Versuch seit Ihrer letzten Anmeldung'"
+    done_pane
+    OUT=$T/io/g3.out
+    attempt g3 "$NOPIN_UID" "LANG=C su srtest -c 'id -un > $OUT'" "$WRONG_PIN" "not-the-password"
+    check "su with LANG=C beside it: the same catalogue mounted, the messages stay English" \
+        all "shows 'Incorrect PIN\\.'" "not_shows 'Falsche PIN'" rc_failed
+    done_pane
+    local german
+    german=$(LANG=de_DE.UTF-8 "$CLI" status srtest --dir "$T/no-such-dir" --config "$CLI_CONF" 2>&1 || true)
+    check "secureroom (the tool) in German: an error names the missing directory in German" \
+        all "[[ \"\$german\" == *'$T/no-such-dir existiert nicht'* ]]"
     COMPLETE=1
 }
 

@@ -97,4 +97,13 @@ int sr_poll_unblocking(int fd, short events, int timeout_ms, const sigset_t *dur
 int sr_catch_stop_signals(sigset_t *during);
 int sr_stop_requested(void);
 
+/* gettext(3) for the text domain `domain`: bindtextdomain(3) with bind_textdomain_codeset(3),
+ * dgettext(3), dngettext(3) (libintl.h; the lookups return msgid itself when nothing is found). */
+int sr_bind_text_domain(const char *domain, const char *directory, const char *codeset);
+const char *sr_dgettext(const char *domain, const char *msgid);
+const char *sr_dngettext(const char *domain, const char *msgid, const char *plural, unsigned long count);
+
+/* setlocale(3) of LC_MESSAGES from the environment: a tool's messages in the user's language. */
+int sr_set_message_locale(void);
+
 #endif

@@ -170,11 +170,12 @@ public enum DurationText {
         return parts.joined(separator: " ")
     }
 
-    /// "1-minute", "15-minute", "1-hour" (as in "a 1-minute delay").
+    /// "1-minute", "15-minute", "1-hour" (as in "a 1-minute delay"), in the user's language.
     public static func adjective(_ seconds: Int64) -> String {
-        if seconds % 3600 == 0 { return "\(seconds / 3600)-hour" }
-        if seconds % 60 == 0 { return "\(seconds / 60)-minute" }
-        return "\(seconds)-second"
+        // TRANSLATORS: as in "a 15-minute delay" ("{count} attempts left before a {delay} delay.").
+        if seconds % 3600 == 0 { return localized("{count}-hour", plural: "{count}-hour", count: Int(seconds / 3600)) }
+        if seconds % 60 == 0 { return localized("{count}-minute", plural: "{count}-minute", count: Int(seconds / 60)) }
+        return localized("{count}-second", plural: "{count}-second", count: Int(seconds))
     }
 
     /// "60" → "1m", "3600" → "1h", "90" → "90s".

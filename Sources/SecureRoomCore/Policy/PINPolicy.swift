@@ -11,12 +11,18 @@ public struct PINPolicy: Sendable {
         /// Each digit is the previous one plus `step` (mod 10).
         case constantStep(Int)
 
-        /// A short reason for people.
-        public var description: String {
+        /// A short reason, for log lines.
+        public var description: String { reason(.english) }
+
+        /// A short reason, for people.
+        public var localizedDescription: String { reason(.user) }
+
+        private func reason(_ translate: Translation) -> String {
             switch self {
-            case .blocklisted: return "on the list of commonly chosen PINs"
-            case .constantStep(0): return "repeats one digit"
-            case .constantStep(let step): return "a sequence (constant step of \(step > 5 ? step - 10 : step))"
+            case .blocklisted: return translate("on the list of commonly chosen PINs")
+            case .constantStep(0): return translate("repeats one digit")
+            case .constantStep(let step):
+                return translate("a sequence (constant step of {step})", ["step": String(step > 5 ? step - 10 : step)])
             }
         }
     }
@@ -32,7 +38,8 @@ public struct PINPolicy: Sendable {
     /// its change, and a change that keeps the PIN would only reset its tally
     /// (docs/SECURITY.md §6). Constant time.
     public static func refusal(replacing current: SecretBytes, with new: SecretBytes) -> String? {
-        new.constantTimeEquals(current) ? "it is the current PIN; choose a different one" : nil
+        let translate = Translation.english  // English, for the log; shown through Localized.lookUp
+        return new.constantTimeEquals(current) ? translate("it is the current PIN; choose a different one") : nil
     }
 
     /// The reasons `pin` (validated digits) is refused; empty when it is acceptable.

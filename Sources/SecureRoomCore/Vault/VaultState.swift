@@ -69,29 +69,31 @@ public enum VaultState: Equatable, Sendable {
     /// What the vault tool tells `user` when this state keeps the vault shut, with a
     /// command that works; nil for `.pin` (then the PIN is what is missing).
     public func explanation(for user: UserName) -> String? {
-        let restore = "'secureroom-vault recover' and your recovery key make it open with your PIN again"
         switch self {
         case .pin:
             return nil
         case .noState:
-            return "SecureRoom is not set up on this computer: an administrator runs 'sudo secureroom init'."
+            return localized("SecureRoom is not set up on this computer: an administrator runs 'sudo secureroom init'.")
         case .noPIN(recoverable: false):
-            return "You have no PIN, so there is no vault to open. Create a PIN with 'secureroom enrol', "
-                + "then a vault with 'secureroom-vault init'."
+            return localized(
+                "You have no PIN, so there is no vault to open. Create a PIN with 'secureroom enrol', "
+                    + "then a vault with 'secureroom-vault init'.")
         case .noPIN(recoverable: true):
-            return
+            return localized(
                 "Your PIN was removed by an administrator. Your vault's key is kept: create a PIN with 'secureroom "
-                + "enrol --replace', then \(restore)."
+                    + "enrol --replace', then 'secureroom-vault recover' and your recovery key make it open with your "
+                    + "PIN again.")
         case .noVault:
-            return "You have no vault yet: create it with 'secureroom-vault init'."
+            return localized("You have no vault yet: create it with 'secureroom-vault init'.")
         case .recoveryOnly:
-            return
+            return localized(
                 "Your vault does not open with your current PIN (an administrator set it without your recovery "
-                + "key); \(restore)."
+                    + "key); 'secureroom-vault recover' and your recovery key make it open with your PIN again.")
         case .erased(let at, let failures):
-            return
-                "Your vault key was erased at \(ISO8601.utc(at)) after \(failures) failed PIN attempts (wipe_after); "
-                + "your secrets are kept and \(restore)."
+            return localized(
+                "Your vault key was erased at {time} after {count} failed PIN attempts (wipe_after); your secrets "
+                    + "are kept and 'secureroom-vault recover' and your recovery key make it open with your PIN again.",
+                ["time": ISO8601.utc(at), "count": String(failures)])
         }
     }
 }

@@ -40,8 +40,9 @@ public enum Messages {
     public static func text(for outcome: PINVerifier.Outcome) -> String? {
         switch outcome {
         case .success, .notEnrolled: return nil
-        case .incorrect(let status, _): return "Incorrect PIN." + after(status)
-        case .repeatedIncorrect(let status): return "Incorrect PIN (already tried; not counted again)." + after(status)
+        case .incorrect(let status, _): return localized("Incorrect PIN.") + after(status)
+        case .repeatedIncorrect(let status):
+            return localized("Incorrect PIN (already tried; not counted again).") + after(status)
         case .locked(let status): return locked(status)
         }
     }
@@ -49,43 +50,61 @@ public enum Messages {
     /// The refusal for a tally that does not allow an attempt now.
     public static func locked(_ status: LockoutStatus) -> String {
         switch status {
-        case .delayed(let seconds, _): return "Too many failed attempts. Try again in \(DurationText.spoken(seconds))."
+        case .delayed(let seconds, _): return tryAgain(in: seconds)
         case .disabled(let failures): return disabled(failures)
-        case .open: return "Try again."
+        case .open: return localized("Try again.")
         }
     }
 
     /// Told at a successful login after failed attempts: how many, and how many keep
     /// counting for a year because no right PIN followed them within 5 minutes.
     public static func failuresSinceLastLogin(_ count: Int, kept: Int, user: UserName) -> String {
-        let text = "\(count == 1 ? "1 failed PIN attempt" : "\(count) failed PIN attempts") since your last login."
+        let text = localized(
+            "{count} failed PIN attempt since your last login.",
+            plural: "{count} failed PIN attempts since your last login.",
+            count: count)
         guard kept > 0 else { return text }
-        return text
-            + " \(kept == count ? (count == 1 ? "It was" : "They were") : "\(kept) of them were") not followed by your "
-            + "PIN within 5 minutes and count against it for a year; logging in with your password, "
-            + "or 'secureroom reset \(user.rawValue)' by an administrator, clears them."
+        let values: KeyValuePairs = ["command": "secureroom reset \(user.rawValue)"]
+        return text + " "
+            + (kept == count
+                ? localized(
+                    "It was not followed by your PIN within 5 minutes and counts against it for a year; logging in "
+                        + "with your password, or '{command}' by an administrator, clears it.",
+                    plural: "They were not followed by your PIN within 5 minutes and count against it for a year; "
+                        + "logging in with your password, or '{command}' by an administrator, clears them.",
+                    count: count, values)
+                : localized(
+                    "{count} of them was not followed by your PIN within 5 minutes and counts against it for a year; "
+                        + "logging in with your password, or '{command}' by an administrator, clears it.",
+                    plural: "{count} of them were not followed by your PIN within 5 minutes and count against it for a "
+                        + "year; logging in with your password, or '{command}' by an administrator, clears them.",
+                    count: kept, values))
     }
 
     /// The vault's recovery key, when it is made (`secureroom-vault init`, a PIN created
     /// with `enrol_vault`): shown this once, never stored in clear.
     public static func recoveryKeyShownOnce(_ key: RecoveryKey, user: UserName) -> String {
-        """
-        Recovery key, shown only this once. Write it down and keep it offline:
+        localized(
+            """
+            Recovery key, shown only this once. Write it down and keep it offline:
 
-            \(key.displayText)
+                {key}
 
-        If your PIN no longer opens your vault (forgotten and replaced with
-        'secureroom enrol --replace', or set anew by an administrator), this key
-        makes it open again: secureroom-vault recover
-        """
+            If your PIN no longer opens your vault (forgotten and replaced with
+            'secureroom enrol --replace', or set anew by an administrator), this key
+            makes it open again: secureroom-vault recover
+            """, ["key": key.displayText])
     }
 
     /// Told at the first successful login after `wipe_after` erased the vault key.
     public static func vaultErased(_ erasure: CredentialRecord.VaultErasure, user: UserName) -> String {
-        "Your SecureRoom vault key was erased at \(ISO8601.utc(erasure.at)) after \(erasure.failures) failed PIN "
-            + "attempts. "
-            + "Your secrets are kept: 'secureroom-vault recover' and your recovery key make the vault open with your "
-            + "PIN again."
+        localized(
+            "Your SecureRoom vault key was erased at {time} after {count} failed PIN attempt. Your secrets are kept: "
+                + "'secureroom-vault recover' and your recovery key make the vault open with your PIN again.",
+            plural:
+                "Your SecureRoom vault key was erased at {time} after {count} failed PIN attempts. Your secrets are "
+                + "kept: 'secureroom-vault recover' and your recovery key make the vault open with your PIN again.",
+            count: erasure.failures, ["time": ISO8601.utc(erasure.at)])
     }
 
     /// The message for a bound PIN the TPM could not check: never a wrong PIN, always a
@@ -93,56 +112,76 @@ public enum Messages {
     public static func tpm(_ problem: TPMProblem) -> String {
         switch problem {
         case let .lockedOut(seconds):
-            return "The security chip is locked; try again in \(TPMProblem.minutes(seconds)) min, or use your password."
+            return localized(
+                "The security chip is locked; try again in {minutes} min, or use your password.",
+                ["minutes": String(TPMProblem.minutes(seconds))])
         case let .shareSpent(seconds):
-            return
-                "Too many wrong PINs went to the security chip; try again in \(TPMProblem.minutes(seconds)) min, or "
-                + "use your password."
+            return localized(
+                "Too many wrong PINs went to the security chip; try again in {minutes} min, or use your password.",
+                ["minutes": String(TPMProblem.minutes(seconds))])
         case .bootChanged:
-            return "This computer started differently from when your PIN was set (firmware or boot changed); use "
-                + "your password, and set your PIN again."
+            return localized(
+                "This computer started differently from when your PIN was set (firmware or boot changed); use "
+                    + "your password, and set your PIN again.")
         case .pruneNeeded:
-            return "The security chip holds too many counters of old PINs; ask an administrator to run "
-                + "'secureroom tpm prune', then try again."
+            return localized(
+                "The security chip holds too many counters of old PINs; ask an administrator to run "
+                    + "'secureroom tpm prune', then try again.")
         case .full:
-            return "The security chip has no room for another PIN; use your password, and ask an administrator."
+            return localized(
+                "The security chip has no room for another PIN; use your password, and ask an administrator.")
         case .pinSpent:
-            return "Your PIN was blocked by the security chip after too many wrong PINs; use your password, "
-                + "then set a new PIN with 'secureroom enrol --replace' or ask an administrator."
+            return localized(
+                "Your PIN was blocked by the security chip after too many wrong PINs; use your password, "
+                    + "then set a new PIN with 'secureroom enrol --replace' or ask an administrator.")
         case .otherChip:
-            return "Your PIN belongs to another security chip (this one was cleared or replaced); use your password, "
-                + "and ask an administrator for a new PIN."
+            return localized(
+                "Your PIN belongs to another security chip (this one was cleared or replaced); use your password, "
+                    + "and ask an administrator for a new PIN.")
         case .unreachable, .failed:
-            return "The security chip does not answer; use your password."
+            return localized("The security chip does not answer; use your password.")
         }
     }
 
     /// What a user is told when `password_first=` keeps the PIN from being asked.
-    public static let passwordFirst =
-        "Use your password: your PIN works after your first password login since the computer started."
+    public static var passwordFirst: String {
+        localized("Use your password: your PIN works after your first password login since the computer started.")
+    }
 
     /// The message for input that is not a PIN of the configured form.
     public static func malformed(digits: Int) -> String {
-        "The PIN must be exactly \(digits) digits (0-9)."
+        localized(
+            "The PIN must be exactly {count} digit (0-9).", plural: "The PIN must be exactly {count} digits (0-9).",
+            count: digits)
     }
 
     private static func disabled(_ failures: Int) -> String {
-        "PIN disabled after \(failures) failed attempts; ask an administrator."
+        localized(
+            "PIN disabled after {count} failed attempt; ask an administrator.",
+            plural: "PIN disabled after {count} failed attempts; ask an administrator.", count: failures)
     }
 
     private static func after(_ status: LockoutStatus) -> String {
         switch status {
         case let .open(_, untilDelay, untilDisabled):
             if let next = untilDelay {
-                return " \(attempts(next.attempts)) left before a \(DurationText.adjective(next.delay)) delay."
+                return " "
+                    + localized(
+                        "{count} attempt left before a {delay} delay.",
+                        plural: "{count} attempts left before a {delay} delay.",
+                        count: next.attempts, ["delay": DurationText.adjective(next.delay)])
             }
-            return " \(attempts(untilDisabled)) left before the PIN is disabled."
-        case .delayed(let seconds, _): return " Too many failed attempts. Try again in \(DurationText.spoken(seconds))."
+            return " "
+                + localized(
+                    "{count} attempt left before the PIN is disabled.",
+                    plural: "{count} attempts left before the PIN is disabled.", count: untilDisabled)
+        case .delayed(let seconds, _): return " " + tryAgain(in: seconds)
         case .disabled(let failures): return " " + disabled(failures)
         }
     }
 
-    private static func attempts(_ count: Int) -> String {
-        count == 1 ? "1 attempt" : "\(count) attempts"
+    private static func tryAgain(in seconds: Int64) -> String {
+        localized(
+            "Too many failed attempts. Try again in {duration}.", ["duration": DurationText.spoken(seconds)])
     }
 }
