@@ -46,6 +46,14 @@
 #     `keyring.get_password` bring up the pinentry; a wrong PIN's message is shown above
 #     the next field; then the right PIN returns the secret to the waiting client; a
 #     cancelled prompt (Ctrl-D) makes the client fail cleanly, and serve logs exit 7;
+#   * the same with a graphical pinentry (`serve --pinentry /usr/bin/pinentry-gtk-2`, given
+#     DISPLAY and XAUTHORITY of an Xvfb the user runs; keys typed with xdotool): a locked
+#     vault's secret-tool lookup brings up pinentry-gtk-2's window (the title "SecureRoom
+#     vault"); a wrong PIN brings up a new window with the module's message in red above
+#     the field (a screenshot's red pixels; the message in serve's log; failures 1); the
+#     right PIN then returns the secret byte for byte (failures 0, window and pinentry
+#     gone); Escape makes the client fail within seconds (not after serve's 20 s wait
+#     for a search), prints nothing; serve logs exit 7 and keeps running;
 #   * bad input answered with the contract's D-Bus errors, the provider running after
 #     each: values over 1 MiB (1 MiB accepted), labels over 1024 bytes (1024 accepted),
 #     65 attributes, long attribute names and values, a Label of the wrong type, invalid
@@ -77,6 +85,11 @@
 #   `keyctl session -`). su runs in a tmux window (lib.sh) and its command holds the
 #   session open until the script ends it. The D-Bus clients are
 #   Tests/e2e/secret-service-client.py (python3), whose "ok - ..." lines count as checks.
+#   For pinentry-gtk-2, Xvfb runs as srsecret as the lock-screen tests run it (abstract
+#   socket only, -nolock, -r), but this test has no network namespace of its own: it takes
+#   the first display from :50 with no socket and no lock file, and a cookie (in the
+#   user's ~/.Xauthority) keeps every other client out; a tmpfs over /var/lib/xkb takes
+#   its keymap files. Screenshots of the window (xwd, convert) show the red message.
 #
 # Usage (root):  Tests/e2e/secret-service.sh
 #   SECUREROOM_MODULE  module to test   (default <repo>/.build/release/pam_secureroom.so)
@@ -86,7 +99,8 @@
 #   SR_E2E_TIMEOUT     seconds to wait for each prompt/exit (default 15)
 #   Needs dbus-daemon, dbus-bin (dbus-send, dbus-monitor), libsecret-tools (secret-tool),
 #   python3-secretstorage, python3-dbus, python3-gi and gir1.2-secret-1, keyutils, tmux,
-#   util-linux.
+#   util-linux, pinentry-tty, pinentry-gtk2, xvfb, xdotool, x11-apps (xwd), imagemagick
+#   (convert).
 #
 # Output is TAP-like ("ok N - ...", "not ok N - ..."), ending with "N passed, M failed".
 # Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools).
@@ -99,7 +113,11 @@ VAULT=${SECUREROOM_VAULT:-$REPO/.build/release/secureroom-vault}
 CLIENT_SRC=$REPO/Tests/e2e/secret-service-client.py
 PY=/usr/bin/python3               # Debian's python3, which has the distribution's modules
 PIN=6193                          # passes the policy (not a sequence, not blocklisted)
-WRONG_PIN=7402                    # typed once at the pinentry (case_pinentry)
+WRONG_PIN=7402                    # typed once at each pinentry (case_pinentry, case_pinentry_gtk)
+PINENTRY_GTK=/usr/bin/pinentry-gtk-2  # Debian's pinentry-gtk2 package
+X_FIRST=50 X_LAST=99              # Xvfb's display: the first free one of these
+SCREEN=800x600x24
+CONVERT=/usr/bin/convert          # Debian's ImageMagick
 PASSWORD='Ember-Walnut-52k'       # both users' real password (namespace only; never typed)
 TEST_USER=srsecret TEST_UID=4280  # has the PIN and the vault; runs the bus and the provider
 CALLER=srsscall CALLER_UID=4281   # runs su
@@ -116,15 +134,17 @@ BOB_VALUE='second value, to be cleared'
 
 E2E_PREFIX=sr-secrets
 E2E_ROOT_REASON="it bind-mounts over /etc and installs a setuid helper inside a private mount namespace"
-E2E_TOOLS+=(su keyctl dbus-daemon dbus-send dbus-monitor secret-tool findmnt timeout)
+E2E_TOOLS+=(su keyctl dbus-daemon dbus-send dbus-monitor secret-tool findmnt timeout Xvfb xdotool xwd)
 E2E_USERS=("$TEST_USER" "$CALLER")
 E2E_UIDS=("$TEST_UID" "$CALLER_UID")
 GUARDED=(/etc/passwd /etc/shadow /etc/group /etc/gshadow /etc/security/secureroom.conf
          /etc/pam.d/su /etc/pam.d/secureroom-vault /usr/sbin/secureroom-helper
          /var/log/btmp /var/log/wtmp /var/log/lastlog /run/utmp
          "/run/secureroom/$TEST_USER.sessions" "/run/secureroom/$TEST_USER.lock")
-GUARDED_DIRS=(/etc/pam.d /etc/security)
-E2E_GUARDED_DESC="${#GUARDED[@]} files, pam.d and security dirs"
+GUARDED_DIRS=(/etc/pam.d /etc/security /var/lib/xkb /tmp/.X11-unix)
+E2E_GUARDED_DESC="${#GUARDED[@]} files, pam.d, security, xkb and .X11-unix dirs"
+E2E_LEFTOVERS_OK="no bind mounts, tmpfs or work directory left behind"
+E2E_LEFTOVERS_BAD="bind mounts, tmpfs or %s left behind"
 
 # ---------------------------------------------------------------------------------------
 # Outer run: the hooks lib.sh's outer_main calls.
@@ -140,6 +160,8 @@ outer_prerequisites() {
     [ -x "$PY" ] || die "$PY not found"
     "$PY" -c 'import jeepney, secretstorage, dbus, cryptography, gi; gi.require_version("Secret", "1"); from gi.repository import Secret' \
         2>/dev/null || die "$PY lacks python3-secretstorage, python3-dbus, python3-gi or gir1.2-secret-1"
+    [ -x "$PINENTRY_GTK" ] || die "$PINENTRY_GTK not found (install pinentry-gtk2)"
+    [ -x "$CONVERT" ] || die "$CONVERT not found (install imagemagick)"
 }
 outer_header() {
     echo "# helper: $SECUREROOM_HELPER"
@@ -148,10 +170,12 @@ outer_header() {
          "libsecret $(dpkg-query -W -f='${Version}' libsecret-1-0 2>/dev/null || echo '?')," \
          "SecretStorage $(dpkg-query -W -f='${Version}' python3-secretstorage 2>/dev/null || echo '?')," \
          "dbus-python $(dpkg-query -W -f='${Version}' python3-dbus 2>/dev/null || echo '?')"
+    echo "# pinentry-gtk2 $(dpkg-query -W -f='${Version}' pinentry-gtk2 2>/dev/null || echo '?')," \
+         "Xvfb $(dpkg-query -W -f='${Version}' xvfb 2>/dev/null || echo '?')"
 }
 outer_on_abort() {
     local f
-    for f in serve.log bus.err; do
+    for f in serve.log bus.err xvfb.log; do
         if [ -s "$T/log/$f" ]; then tail -n 15 "$T/log/$f" | sed "s/^/#   $f: /"; fi
     done
 }
@@ -192,11 +216,11 @@ outer_cleanup() {
 # ---------------------------------------------------------------------------------------
 # Inner run (inside the private mount namespace).
 # ---------------------------------------------------------------------------------------
-BUS= BUS_PID= SERVE_PID= MONITOR_PID= OWNER= LOGIN_ITEM= CLIENT_RUNS=0 DIAG=()
+BUS= BUS_PID= SERVE_PID= MONITOR_PID= XVFB_PID= OWNER= LOGIN_ITEM= CLIENT_RUNS=0 DIAG=()
 
 inner_stop() {
     local p
-    for p in "$MONITOR_PID" "$SERVE_PID" "$BUS_PID"; do
+    for p in "$MONITOR_PID" "$SERVE_PID" "$XVFB_PID" "$BUS_PID"; do
         [ -n "$p" ] || continue
         kill "$p" 2>/dev/null || true
         wait "$p" 2>/dev/null || true
@@ -289,6 +313,9 @@ setup_namespace() {
     bind_over "$T/pam.d" /etc/pam.d
     grep -q "^session optional $MODULE\$" /etc/pam.d/su || die "/etc/pam.d/su does not show the generated stack"
     sink_login_records
+
+    # --- Xvfb's keymap scratch files (case_pinentry_gtk; Xvfb runs as srsecret) ---
+    [ -d /var/lib/xkb ] && mount -t tmpfs -o "mode=0755,uid=$TEST_UID,gid=$TEST_UID" "$E2E_PREFIX" /var/lib/xkb
 
     # --- the state directory and srsecret's PIN ---
     set_pin "$PIN"
@@ -825,6 +852,182 @@ unlock_now() {
     check "secureroom-vault unlock --stdin (the PIN, through the setuid helper) exits 0" is_status 0
 }
 
+# case_pinentry_gtk: serve with a graphical pinentry, pinentry-gtk-2 on an Xvfb of the
+# user's, typed into with xdotool as a user types: a locked vault's secret-tool lookup
+# brings up its window; a wrong PIN brings up a new one with the module's message (red,
+# above the field); the right PIN returns the secret; Escape gives the client a clean
+# refusal within seconds.
+case_pinentry_gtk() {
+    local t0=$SECONDS mark job first red1 red2 t1 ms
+    start_x
+    stop_provider
+    PROVIDER_ARGS=(--pinentry "$PINENTRY_GTK")
+    start_provider DISPLAY="$DISPLAY" XAUTHORITY="$XAUTHORITY"
+    DIAG=("$T/log/serve.log" "$T/log/xvfb.log")
+    check "serve --pinentry $PINENTRY_GTK (DISPLAY=$DISPLAY of an Xvfb run by $TEST_USER, XAUTHORITY) runs and owns the name again" \
+        provider_running
+
+    vault_cmd lock-g1 lock
+    mark=$(wc -l < "$T/log/serve.log")
+    as_user_bg secret-tool lookup service "$ATTR_SERVICE" account alice > "$T/io/lookup-gtk.out" 2> "$T/io/lookup-gtk.err" &
+    job=$!
+    DIAG=("$T/log/serve.log" "$T/log/xvfb.log")
+    check "locked: secret-tool lookup brings up pinentry-gtk-2's window (class pinentry-gtk-2, title 'SecureRoom vault') on $DISPLAY" \
+        wait_window
+    first=$WIN red1=$(red_pixels) RED=0
+    type_in_window "$WRONG_PIN"
+    wait_window "$first" && wait_red $((red1 + 150)) || true
+    red2=${RED:-0}
+    DIAG=("$T/log/serve.log")
+    check "a wrong PIN: the same pinentry opens a new window ($first, then ${WIN:-none}) showing the module's message in red ($red1, then $red2 red pixels); serve's log has the message; failures 1" \
+        all "[ -n '$WIN' ] && [ '$WIN' != '$first' ]" "[ $red2 -ge $((red1 + 150)) ]" \
+            "serve_log_since $mark | grep -q 'Incorrect PIN'" 'failures_are 1'
+    type_in_window "$PIN"
+    reap_job "$job" $((TIMEOUT * 2))
+    DIAG=("$T/io/lookup-gtk.out" "$T/io/lookup-gtk.err" "$T/log/serve.log")
+    check "then the right PIN: secret-tool lookup prints the secret (same bytes) and exits 0 (exit $JOB_RC); failures 0; the window and the pinentry are gone; serve logged the prompt's exit 0" \
+        all "[ '$JOB_RC' = 0 ]" "same_bytes '$T/io/lookup-gtk.out' '$LOGIN_VALUE'" 'failures_are 0' \
+            'wait_until no_pinentry' "serve_log_since $mark | grep -qF 'PIN prompt ended (exit 0)'"
+
+    vault_cmd lock-g2 lock
+    mark=$(wc -l < "$T/log/serve.log")
+    as_user_bg secret-tool lookup service "$ATTR_SERVICE" account alice > "$T/io/lookup-gtk-cancel.out" 2> "$T/io/lookup-gtk-cancel.err" &
+    job=$!
+    wait_window || true
+    t1=$(date +%s%N)
+    key_in_window Escape
+    reap_job "$job" "$TIMEOUT"
+    ms=$(( ($(date +%s%N) - t1) / 1000000 ))
+    DIAG=("$T/io/lookup-gtk-cancel.out" "$T/io/lookup-gtk-cancel.err" "$T/log/serve.log")
+    check "Escape in the window: secret-tool lookup fails (exit $JOB_RC) within 10 s (${ms} ms) and prints nothing; serve logged the prompt's exit 7 and keeps running; the pinentry is gone" \
+        all "[[ '$JOB_RC' =~ ^[0-9]+\$ ]] && [ '$JOB_RC' != 0 ] && [ $ms -lt 10000 ]" "empty_file '$T/io/lookup-gtk-cancel.out'" \
+            "serve_log_since $mark | grep -qF 'PIN prompt ended (exit 7)'" provider_running 'wait_until no_pinentry'
+    unlock_now unlock-g
+    stop_x
+    echo "# case_pinentry_gtk: $((SECONDS - t0)) s"
+}
+
+# start_x: Xvfb as the user, run as the lock-screen tests run it (-nolisten tcp -nolisten
+# unix -nolock: only the abstract socket; -r: no key repeat should a key's release come
+# late), but in the host's network namespace: on the first display from X_FIRST with no
+# socket (abstract or in /tmp/.X11-unix) and no lock file; should another server take it
+# meanwhile, Xvfb exits and the next one is tried. Its cookie (MIT-MAGIC-COOKIE-1, any
+# display) in the user's ~/.Xauthority keeps every other client out. Sets XVFB_PID and
+# exports DISPLAY and XAUTHORITY (for xdotool and xwd, run as root).
+start_x() {
+    local n i
+    export XAUTHORITY=$T/home/$TEST_USER/.Xauthority
+    ( umask 077; "$PY" -c 'import os, struct, sys
+field = lambda b: struct.pack(">H", len(b)) + b
+sys.stdout.buffer.write(struct.pack(">H", 0xffff) + field(b"") + field(b"") + field(b"MIT-MAGIC-COOKIE-1") + field(os.urandom(16)))' \
+        > "$XAUTHORITY" ) || die "could not write $XAUTHORITY"
+    chown "$TEST_UID:$TEST_UID" "$XAUTHORITY"
+    for (( n = X_FIRST; n <= X_LAST; n++ )); do
+        display_free "$n" || continue
+        export DISPLAY=":$n"
+        as_user_bg Xvfb "$DISPLAY" -auth "$XAUTHORITY" -screen 0 "$SCREEN" -nolisten tcp -nolisten unix -nolock -r \
+            > "$T/log/xvfb.log" 2>&1 &
+        XVFB_PID=$!
+        for (( i = 0; i < TIMEOUT * 10; i++ )); do
+            kill -0 "$XVFB_PID" 2>/dev/null || break
+            xdotool getdisplaygeometry >/dev/null 2>&1 && return 0
+            sleep 0.1
+        done
+        kill -0 "$XVFB_PID" 2>/dev/null && die "Xvfb did not answer on $DISPLAY within ${TIMEOUT}s"
+        wait "$XVFB_PID" 2>/dev/null || true
+        echo "# note: Xvfb could not take $DISPLAY: $(tail -n 1 "$T/log/xvfb.log")"
+    done
+    XVFB_PID=
+    die "no free X display in :$X_FIRST to :$X_LAST"
+}
+display_free() {
+    [ ! -e "/tmp/.X11-unix/X$1" ] && [ ! -e "/tmp/.X$1-lock" ] && ! grep -qE " @?/tmp/\.X11-unix/X$1\$" /proc/net/unix
+}
+stop_x() {
+    [ -n "$XVFB_PID" ] || return 0
+    kill "$XVFB_PID" 2>/dev/null || true
+    wait "$XVFB_PID" 2>/dev/null || true
+    XVFB_PID=
+    unset DISPLAY XAUTHORITY
+}
+
+# pinentry_windows: pinentry-gtk-2's visible windows (WM_CLASS instance pinentry-gtk-2)
+# with the vault's title (SETTITLE).
+pinentry_windows() {
+    local w
+    for w in $(xdotool search --onlyvisible --classname '^pinentry-gtk-2$' 2>/dev/null); do
+        if [ "$(xdotool getwindowname "$w" 2>/dev/null)" = "SecureRoom vault" ]; then echo "$w"; fi
+    done
+    return 0
+}
+# wait_window [OLD]: wait (up to $TIMEOUT s) for such a window other than OLD; WIN is its id.
+wait_window() {
+    local i w
+    WIN=
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        for w in $(pinentry_windows); do
+            if [ "$w" != "${1:-}" ]; then WIN=$w; return 0; fi
+        done
+        sleep 0.1
+    done
+    return 1
+}
+# type_in_window TEXT: what a user does: TEXT in WIN's field, then Return. key_in_window
+# KEY: that key. WIN gets the focus first: pinentry-gtk-2 grabs the keyboard, but only
+# once the window is mapped, which is when it is found.
+type_in_window() {
+    focus_window
+    xdotool type --delay 50 -- "$1"
+    xdotool key Return
+}
+key_in_window() { focus_window; xdotool key "$1"; }
+focus_window() { timeout 5 xdotool windowfocus --sync "$WIN" >/dev/null 2>&1 || true; }
+# red_pixels: how many pixels of WIN are red: pinentry-gtk-2 draws the error above the
+# field in #ff0000; without one, only the Cancel button's icon has some.
+red_pixels() {
+    xwd -silent -id "$WIN" 2>/dev/null | "$CONVERT" xwd:- -fuzz 25% -fill black +opaque '#ff0000' \
+        -fill white -opaque '#ff0000' -format '%[fx:round(mean*w*h)]' info: 2>/dev/null || echo 0
+}
+# wait_red MIN: screenshots of WIN until one has MIN red pixels (up to $TIMEOUT s; it may
+# be mapped before it is drawn); RED is the last count.
+wait_red() {
+    local i
+    for (( i = 0; i < TIMEOUT * 5; i++ )); do
+        RED=$(red_pixels)
+        [ "$RED" -ge "$1" ] 2>/dev/null && return 0
+        sleep 0.2
+    done
+    return 1
+}
+no_pinentry() { [ -z "$(pinentry_windows)" ] && ! pgrep -u "$TEST_UID" -x pinentry-gtk-2 >/dev/null; }
+wait_until() {
+    local i
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# serve_log_since N: serve's log after its first N lines.
+serve_log_since() { tail -n "+$(( $1 + 1 ))" "$T/log/serve.log"; }
+# reap_job PID SECONDS: wait up to SECONDS for the background job PID to end; JOB_RC is
+# its exit status, or "timeout" (it is then killed).
+reap_job() {
+    local i
+    for (( i = 0; i < $2 * 10; i++ )); do
+        kill -0 "$1" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$1" 2>/dev/null; then
+        kill -KILL "$1" 2>/dev/null || true
+        wait "$1" 2>/dev/null || true
+        JOB_RC=timeout
+        return 0
+    fi
+    JOB_RC=0
+    wait "$1" || JOB_RC=$?
+}
+
 case_bad_input() {
     run_client bad --pid "$SERVE_PID" --item "$LOGIN_ITEM" --value "$LOGIN_VALUE"
     DIAG=("$T/log/serve.log")
@@ -873,6 +1076,7 @@ inner_main() {
     case_session_end
     case_locked
     case_pinentry
+    case_pinentry_gtk
     case_bad_input
     case_stop
     echo "# inner run: $((SECONDS - t0)) s"
