@@ -11,7 +11,7 @@ import SecureRoomSecretService
 import SecureRoomVault
 
 /// `secureroom-vault import`: store many secrets at once, from JSON (the form `export`
-/// writes), a pass(1) store, a KeePassXC CSV export or the Secret Service provider
+/// writes), a pass(1) store, a KeePassXC CSV or XML export or the Secret Service provider
 /// running now; a re-run skips what is there.
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,9 +33,11 @@ struct ImportCommand: ParsableCommand {
             becomes the secret NAME with the whole file as its value and the attribute \
             pass-entry=NAME.
 
-            --from keepassxc FILE reads KeePassXC's CSV export: each entry becomes the secret \
+            --from keepassxc FILE reads KeePassXC's CSV or XML export (XML if the file \
+            starts with '<?xml' or '<KeePassFile'): each entry becomes the secret \
             GROUP/TITLE with its password as the value, TITLE as the label and the \
-            attributes username, url and keepassxc-group. Notes and TOTP are not imported.
+            attributes username, url and keepassxc-group. Notes and TOTP are not imported, \
+            nor, from XML, the entries' history and the recycle bin.
 
             --from secret-service reads the Secret Service provider running on your session \
             bus now (gnome-keyring, KeePassXC), before 'secureroom-vault serve' takes its \
@@ -57,7 +59,7 @@ struct ImportCommand: ParsableCommand {
 
     @Argument(
         help: ArgumentHelp(
-            "pass: the store (default $PASSWORD_STORE_DIR or ~/.password-store); keepassxc: the CSV file.",
+            "pass: the store (default $PASSWORD_STORE_DIR or ~/.password-store); keepassxc: the CSV or XML export.",
             valueName: "path"))
     var path: String?
 
@@ -73,7 +75,7 @@ struct ImportCommand: ParsableCommand {
         switch from {
         case .json where path != nil, .secretService where path != nil:
             throw ValidationError("--from \(from.rawValue) takes no path")
-        case .keepassxc where path == nil: throw ValidationError("--from keepassxc needs the exported CSV file")
+        case .keepassxc where path == nil: throw ValidationError("--from keepassxc needs the exported file")
         default: break
         }
     }
@@ -108,11 +110,13 @@ struct ImportCommand: ParsableCommand {
             }
             return batch
         case .keepassxc:
-            guard let path else { throw ValidationError("--from keepassxc needs the exported CSV file") }
+            guard let path else { throw ValidationError("--from keepassxc needs the exported file") }
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw SecureRoomError.system(operation: "open", path: path, errno: errno) }
             defer { close(descriptor) }
-            return try Self.withWhole(descriptor, path, named: path) { try KeePassXCExport($0).batch() }
+            return try Self.withWhole(descriptor, path, named: path) {
+                KeePassXCXML.isXML($0) ? try KeePassXCXML($0).batch() : try KeePassXCExport($0).batch()
+            }
         case .secretService:
             let (items, unreadable) = try ProviderReader(limit: VaultStore.maximumValueLength).readAll()
             var batch = ImportBatch(unreadable: unreadable)

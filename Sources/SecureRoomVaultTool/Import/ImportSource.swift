@@ -9,7 +9,7 @@ enum ImportSource: String, ExpressibleByArgument, CaseIterable {
     case json
     /// A pass(1) password store, each entry decrypted by the user's gpg.
     case pass
-    /// A KeePassXC CSV export.
+    /// A KeePassXC export, CSV or XML.
     case keepassxc
     /// The Secret Service provider running now (gnome-keyring, KeePassXC), before `serve`
     /// takes its place.

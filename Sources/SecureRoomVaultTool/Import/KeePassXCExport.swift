@@ -2,17 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CSecureRoomSystem
-import SecureRoomCore
 import SecureRoomVault
 
 /// A KeePassXC CSV export (Database > Export > CSV File) read for `import --from
 /// keepassxc`: RFC 4180 fields (quoted, "" for a quote, line breaks inside quotes), a
-/// header naming the columns. Each entry with a password becomes the secret titled
-/// GROUP/TITLE (the group path without KeePassXC's "Root/"; `ImportTitles` for a title
-/// seen before): the password as its value, TITLE as its label, and the attributes
-/// `username`, `url` and `keepassxc-group` where they are not empty. Notes and TOTP
-/// seeds are not imported; entries without a password, or whose fields do not match the
-/// header, are counted as unreadable.
+/// header naming the columns. Each row is an entry (`KeePassXCEntry`, which makes the
+/// secrets; the group path without KeePassXC's "Root/"). Notes and TOTP seeds are not
+/// imported; entries without a password, or whose fields do not match the header, are
+/// counted as unreadable. `KeePassXCXML` reads the XML export.
 struct KeePassXCExport {
     /// The columns a file must have.
     static let requiredColumns = ["Group", "Title", "Username", "Password", "URL"]
@@ -37,35 +34,16 @@ struct KeePassXCExport {
         }
     }
 
-    /// The rows as secrets, in order.
+    /// The rows as secrets, in order (`KeePassXCEntry.batch`).
     func batch() -> ImportBatch {
-        var batch = ImportBatch()
-        var titles = ImportTitles()
-        for (number, row) in rows.enumerated() {
-            guard let row else {
-                batch.unreadable.append(("entry \(number + 1)", "its fields do not match the header's columns"))
-                continue
-            }
-            let group = Self.groupPath(row["Group"] ?? "")
-            let name = row["Title", default: ""].isEmpty ? "untitled" : row["Title", default: ""]
-            let title = titles.unique(group.isEmpty ? name : group + "/" + name)
-            guard let password = row["Password"], !password.isEmpty else {
-                batch.unreadable.append((title, "entry \(number + 1) has no password"))
-                continue
-            }
-            var attributes: [String: String] = [:]
-            for (column, attribute) in [("Username", "username"), ("URL", "url")] {
-                if let value = row[column], !value.isEmpty { attributes[attribute] = value }
-            }
-            if !group.isEmpty { attributes["keepassxc-group"] = group }
-            var bytes = Array(password.utf8)
-            defer { bytes.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
-            batch.secrets.append(
-                VaultStore.NewSecret(
-                    title: title, value: bytes.withUnsafeBytes { SecretBytes(copying: $0) }, label: name,
-                    attributes: attributes))
-        }
-        return batch
+        KeePassXCEntry.batch(
+            rows.map { row in
+                row.map {
+                    KeePassXCEntry(
+                        group: Self.groupPath($0["Group"] ?? ""), title: $0["Title"] ?? "",
+                        username: $0["Username"] ?? "", password: $0["Password"] ?? "", url: $0["URL"] ?? "")
+                }
+            })
     }
 
     /// KeePassXC's group path without its root group's name.
