@@ -86,6 +86,7 @@ final class KeePassXCXMLTests: XCTestCase {
             keepassxc-cli rm $k db.kdbx Gone
             printf 'new-pw\\n' | keepassxc-cli edit $k -p db.kdbx Internet/Forum
             keepassxc-cli export $k --format xml db.kdbx > export.xml
+            keepassxc-cli export $k --format csv db.kdbx > export.csv
             """
         let made = try stage.run(
             as: uid, "/bin/sh", ["-c", script], environment: ["HOME": home, "PATH": "/usr/bin:/bin"])
@@ -127,6 +128,17 @@ final class KeePassXCXMLTests: XCTestCase {
             again.errorOutput.hasPrefix(
                 "secureroom-vault: imported 0 secrets, skipped 4 already in the vault, failed 1"),
             again.errorOutput)
+        // The same database's CSV export names the root group ("Passwords" from keepassxc-cli)
+        // in every path; without it the titles are the XML's, so the same 4 are skipped. CSV
+        // does not mark the recycle bin: its entry is a group like any other there.
+        let csv = try String(contentsOfFile: home + "/export.csv", encoding: .utf8)
+        XCTAssertTrue(csv.contains("\"Passwords/Internet\",\"Forum\""), csv)
+        let fromCSV = try importing(home + "/export.csv")
+        XCTAssertTrue(
+            fromCSV.errorOutput.hasPrefix(
+                "secureroom-vault: imported 1 secret, skipped 4 already in the vault, failed 1"),
+            fromCSV.errorOutput)
+        XCTAssertEqual(try exported()["Recycle Bin/Gone"]?.value, "deleted-pw")
     }
 
     /// What XML allows and KeePassXC does not write, by hand: a byte-order mark, CR LF line

@@ -46,10 +46,11 @@ struct KeePassXCExport {
             })
     }
 
-    /// KeePassXC's group path without its root group's name.
+    /// KeePassXC's group path without its root group's name: the first component, whatever
+    /// the database calls it ("Root" in the application, "Passwords" from keepassxc-cli).
     private static func groupPath(_ group: String) -> String {
-        if group == "Root" { return "" }
-        return group.hasPrefix("Root/") ? String(group.dropFirst(5)) : group
+        guard let slash = group.firstIndex(of: "/") else { return "" }
+        return String(group[group.index(after: slash)...])
     }
 
     /// RFC 4180 records: fields split on commas and line ends outside quotes.
