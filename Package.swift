@@ -57,10 +57,9 @@ let package = Package(
         .target(
             name: "CSecureRoomCrypto",
             linkerSettings: [.linkedLibrary("crypto")]),
-        // tpm2-tss ESAPI (Debian: libtss2-dev: esys, mu, rc, tctildr); headers and links only.
-        .systemLibrary(
-            name: "CTSS2", pkgConfig: "tss2-esys",
-            providers: [.apt(["libtss2-dev"])]),
+        // tpm2-tss ESAPI (Debian: libtss2-dev: esys, mu, rc, tctildr), opened with dlopen at
+        // the first TPM call: its headers, and one-line forwarders (docs/DESIGN.md §2).
+        .target(name: "CTSS2"),
         // What every other target builds on, without libargon2 or tss2: secret bytes,
         // sealing (libcrypto), hex, file descriptors, user names, time, the error type.
         .target(
@@ -111,10 +110,9 @@ let package = Package(
         .target(
             name: "SecureRoomVault",
             dependencies: ["SecureRoomBase", "CSQLite"]),
-        // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on.
-        .systemLibrary(
-            name: "CSDBus", pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]),
+        // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on,
+        // opened with dlopen at its first call (its header, and one-line forwarders).
+        .target(name: "CSDBus"),
         // The Secret Service's transfer algorithm (DH group 2, AES-128-CBC) from libcrypto.
         .target(
             name: "CSecureRoomTransferCrypto",

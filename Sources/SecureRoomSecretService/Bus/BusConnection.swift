@@ -23,8 +23,11 @@ final class BusConnection {
     /// Connects to the session bus of the user running this process
     /// (DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus).
     init() throws {
+        guard sr_sd_bus_load() == 0 else {
+            throw BusFailure.failed("cannot load sd-bus: \(String(cString: sr_sd_bus_load_error()))")
+        }
         var bus: OpaquePointer?
-        let status = sd_bus_open_user(&bus)
+        let status = sr_sd_bus_open_user(&bus)
         guard status >= 0, let bus else {
             throw BusFailure.failed(
                 "cannot connect to the session bus: \(String(cString: strerror(-status)))"
@@ -34,8 +37,8 @@ final class BusConnection {
     }
 
     deinit {
-        for handler in handlers { sd_bus_slot_unref(handler.slot) }
-        sd_bus_flush_close_unref(bus)
+        for handler in handlers { sr_sd_bus_slot_unref(handler.slot) }
+        sr_sd_bus_flush_close_unref(bus)
     }
 
     /// The outcome of asking for a well-known name.
@@ -48,25 +51,25 @@ final class BusConnection {
     /// Asks for `name` without queueing and without replacing its owner (never fighting
     /// another provider over it).
     func request(name: String) throws -> NameRequest {
-        let status = sd_bus_request_name(bus, name, 0)
+        let status = sr_sd_bus_request_name(bus, name, 0)
         if status == -EEXIST { return .owned(by: owner(of: name)) }
         guard status >= 0 else { throw BusFailure.failed("cannot own \(name): \(String(cString: strerror(-status)))") }
         return .acquired
     }
 
     /// Gives `name` back (at a clean exit).
-    func release(name: String) { _ = sd_bus_release_name(bus, name) }
+    func release(name: String) { _ = sr_sd_bus_release_name(bus, name) }
 
     /// Who owns `name`, as "UNIQUE (pid N, COMM)", from the bus's own records.
     private func owner(of name: String) -> String {
         var creds: OpaquePointer?
         let mask = UInt64(SD_BUS_CREDS_PID | SD_BUS_CREDS_UNIQUE_NAME)
-        guard sd_bus_get_name_creds(bus, name, mask, &creds) >= 0, let creds else { return "another connection" }
-        defer { sd_bus_creds_unref(creds) }
+        guard sr_sd_bus_get_name_creds(bus, name, mask, &creds) >= 0, let creds else { return "another connection" }
+        defer { sr_sd_bus_creds_unref(creds) }
         var unique: UnsafePointer<CChar>?
         var pid: pid_t = 0
-        _ = sd_bus_creds_get_unique_name(creds, &unique)
-        _ = sd_bus_creds_get_pid(creds, &pid)
+        _ = sr_sd_bus_creds_get_unique_name(creds, &unique)
+        _ = sr_sd_bus_creds_get_pid(creds, &pid)
         let who = unique.map { String(cString: $0) } ?? "another connection"
         guard pid > 0 else { return who }
         return "\(who) (pid \(pid), \(Self.command(of: pid)))"
@@ -91,7 +94,7 @@ final class BusConnection {
     /// Calls `body` for every method call to `prefix` and every path below it.
     func handleCalls(under prefix: String, _ body: @escaping (BusMessage) -> Void) throws {
         let handler = Handler(body)
-        let status = sd_bus_add_fallback(
+        let status = sr_sd_bus_add_fallback(
             bus, &handler.slot, prefix, Self.trampoline, Unmanaged.passUnretained(handler).toOpaque())
         guard status >= 0 else {
             throw BusFailure.failed("cannot serve \(prefix): \(String(cString: strerror(-status)))")
@@ -104,7 +107,7 @@ final class BusConnection {
         throws
     {
         let handler = Handler(body)
-        let status = sd_bus_match_signal(
+        let status = sr_sd_bus_match_signal(
             bus, &handler.slot, sender, nil, interface, member, Self.trampoline,
             Unmanaged.passUnretained(handler).toOpaque())
         guard status >= 0 else {
@@ -117,21 +120,21 @@ final class BusConnection {
     /// and the error goes to the caller, which answers it through its one error mapping.
     func reply(to call: BusMessage, _ body: (BusMessage) throws -> Void) throws {
         var created: OpaquePointer?
-        let status = sd_bus_message_new_method_return(call.pointer, &created)
+        let status = sr_sd_bus_message_new_method_return(call.pointer, &created)
         guard status >= 0, let message = created else {
             throw BusFailure.failed("cannot build the reply: \(String(cString: strerror(-status)))")
         }
-        defer { sd_bus_message_unref(message) }
+        defer { sr_sd_bus_message_unref(message) }
         try body(BusMessage(pointer: message))
-        _ = sd_bus_send(bus, message, nil)
+        _ = sr_sd_bus_send(bus, message, nil)
     }
 
     /// Replies to `call` with the error `failure`.
     func reply(to call: BusMessage, failure: BusFailure) {
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
-        _ = sd_bus_error_set(&error, failure.name, failure.message)
-        _ = sd_bus_reply_method_error(call.pointer, &error)
-        sd_bus_error_free(&error)
+        _ = sr_sd_bus_error_set(&error, failure.name, failure.message)
+        _ = sr_sd_bus_reply_method_error(call.pointer, &error)
+        sr_sd_bus_error_free(&error)
     }
 
     /// Emits the signal `interface.member` from `path` with a body written by `body`; to
@@ -141,11 +144,11 @@ final class BusConnection {
         _ body: (BusMessage) throws -> Void
     ) {
         var signal: OpaquePointer?
-        guard sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
-        defer { sd_bus_message_unref(signal) }
-        if let destination, sd_bus_message_set_destination(signal, destination) < 0 { return }
+        guard sr_sd_bus_message_new_signal(bus, &signal, path, interface, member) >= 0, let signal else { return }
+        defer { sr_sd_bus_message_unref(signal) }
+        if let destination, sr_sd_bus_message_set_destination(signal, destination) < 0 { return }
         guard (try? body(BusMessage(pointer: signal))) != nil else { return }
-        _ = sd_bus_send(bus, signal, nil)
+        _ = sr_sd_bus_send(bus, signal, nil)
     }
 
     /// Calls `interface.member` on `destination` at `path` without waiting for (or
@@ -154,14 +157,14 @@ final class BusConnection {
         _ destination: String, _ path: String, interface: String, member: String, _ body: (BusMessage) throws -> Void
     ) {
         var call: OpaquePointer?
-        guard sd_bus_message_new_method_call(bus, &call, destination, path, interface, member) >= 0, let call else {
+        guard sr_sd_bus_message_new_method_call(bus, &call, destination, path, interface, member) >= 0, let call else {
             return
         }
-        defer { sd_bus_message_unref(call) }
-        guard sd_bus_message_set_expect_reply(call, 0) >= 0, (try? body(BusMessage(pointer: call))) != nil else {
+        defer { sr_sd_bus_message_unref(call) }
+        guard sr_sd_bus_message_set_expect_reply(call, 0) >= 0, (try? body(BusMessage(pointer: call))) != nil else {
             return
         }
-        _ = sd_bus_send(bus, call, nil)
+        _ = sr_sd_bus_send(bus, call, nil)
     }
 
     /// Calls `interface.member` on `destination` at `path` with the arguments `arguments`
@@ -172,18 +175,18 @@ final class BusConnection {
         arguments: (BusMessage) throws -> Void = { _ in }, read: (BusMessage) throws -> Result
     ) throws -> Result {
         var call: OpaquePointer?
-        let made = sd_bus_message_new_method_call(bus, &call, destination, path, interface, member)
+        let made = sr_sd_bus_message_new_method_call(bus, &call, destination, path, interface, member)
         guard made >= 0, let call else { throw BusFailure.failed("\(member): \(String(cString: strerror(-made)))") }
-        defer { sd_bus_message_unref(call) }
+        defer { sr_sd_bus_message_unref(call) }
         // Never has the bus start a service to answer: the provider that runs now, or none.
-        _ = sd_bus_message_set_auto_start(call, 0)
+        _ = sr_sd_bus_message_set_auto_start(call, 0)
         try arguments(BusMessage(pointer: call))
         var error = sd_bus_error(name: nil, message: nil, _need_free: 0)
         var reply: OpaquePointer?
-        let status = sd_bus_call(bus, call, 25_000_000, &error, &reply)
+        let status = sr_sd_bus_call(bus, call, 25_000_000, &error, &reply)
         defer {
-            sd_bus_error_free(&error)
-            sd_bus_message_unref(reply)
+            sr_sd_bus_error_free(&error)
+            sr_sd_bus_message_unref(reply)
         }
         guard status >= 0, let reply else {
             throw BusFailure(
@@ -199,10 +202,12 @@ final class BusConnection {
     /// older binary after an upgrade).
     func isOwnedBySecureRoom(_ name: String) -> Bool {
         var creds: OpaquePointer?
-        guard sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else { return false }
-        defer { sd_bus_creds_unref(creds) }
+        guard sr_sd_bus_get_name_creds(bus, name, UInt64(SD_BUS_CREDS_PID), &creds) >= 0, let creds else {
+            return false
+        }
+        defer { sr_sd_bus_creds_unref(creds) }
         var pid: pid_t = 0
-        guard sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return false }
+        guard sr_sd_bus_creds_get_pid(creds, &pid) >= 0, pid > 0 else { return false }
         var owner = stat()
         var me = stat()
         let sameProgram =
@@ -219,7 +224,7 @@ final class BusConnection {
     func run(signals: sigset_t, wake: () -> Int32, stop: () -> Bool) throws {
         var unblocked = signals
         while !stop() {
-            let processed = sd_bus_process(bus, nil)
+            let processed = sr_sd_bus_process(bus, nil)
             if processed == -ECONNRESET || processed == -ENOTCONN { return }
             guard processed >= 0 else {
                 throw BusFailure.failed("the session bus failed: \(String(cString: strerror(-processed)))")
@@ -227,13 +232,13 @@ final class BusConnection {
             if processed > 0 { continue }
             var timeout = wake()
             var busDeadline: UInt64 = 0
-            if sd_bus_get_timeout(bus, &busDeadline) >= 0, busDeadline != UInt64.max {
+            if sr_sd_bus_get_timeout(bus, &busDeadline) >= 0, busDeadline != UInt64.max {
                 let bounded = Deadline(monotonicMicroseconds: busDeadline).remainingMilliseconds
                 timeout = timeout < 0 ? bounded : min(timeout, bounded)
             }
-            let events = sd_bus_get_events(bus)
+            let events = sr_sd_bus_get_events(bus)
             guard events >= 0 else { return }
-            if sr_poll_unblocking(sd_bus_get_fd(bus), Int16(truncatingIfNeeded: events), timeout, &unblocked) < 0,
+            if sr_poll_unblocking(sr_sd_bus_get_fd(bus), Int16(truncatingIfNeeded: events), timeout, &unblocked) < 0,
                 errno != EINTR
             {
                 throw BusFailure.failed("waiting on the session bus failed: \(String(cString: strerror(errno)))")

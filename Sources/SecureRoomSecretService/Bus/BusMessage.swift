@@ -13,28 +13,28 @@ struct BusMessage {
     let pointer: OpaquePointer
 
     /// The unique bus name of the sender ("" if the bus did not say).
-    var sender: String { sd_bus_message_get_sender(pointer).map { String(cString: $0) } ?? "" }
+    var sender: String { sr_sd_bus_message_get_sender(pointer).map { String(cString: $0) } ?? "" }
     /// The object path the message is addressed to.
-    var path: String { sd_bus_message_get_path(pointer).map { String(cString: $0) } ?? "" }
+    var path: String { sr_sd_bus_message_get_path(pointer).map { String(cString: $0) } ?? "" }
     /// The interface named by the call ("" if none).
-    var interface: String { sd_bus_message_get_interface(pointer).map { String(cString: $0) } ?? "" }
+    var interface: String { sr_sd_bus_message_get_interface(pointer).map { String(cString: $0) } ?? "" }
     /// The method or signal name.
-    var member: String { sd_bus_message_get_member(pointer).map { String(cString: $0) } ?? "" }
+    var member: String { sr_sd_bus_message_get_member(pointer).map { String(cString: $0) } ?? "" }
     /// The body's signature.
-    var signature: String { sd_bus_message_get_signature(pointer, 1).map { String(cString: $0) } ?? "" }
+    var signature: String { sr_sd_bus_message_get_signature(pointer, 1).map { String(cString: $0) } ?? "" }
 
     /// This message, kept past its handler (a call answered later): `release` it after
     /// the reply.
-    func retained() -> BusMessage { BusMessage(pointer: sd_bus_message_ref(pointer)) }
+    func retained() -> BusMessage { BusMessage(pointer: sr_sd_bus_message_ref(pointer)) }
 
     /// Gives up a `retained` message.
-    func release() { sd_bus_message_unref(pointer) }
+    func release() { sr_sd_bus_message_unref(pointer) }
 
     /// Has sd-bus wipe the message's memory when it is freed (it carries secrets).
-    func markSensitive() { _ = sd_bus_message_sensitive(pointer) }
+    func markSensitive() { _ = sr_sd_bus_message_sensitive(pointer) }
 
     /// True if the body has exactly `signature`.
-    func has(signature: String) -> Bool { sd_bus_message_has_signature(pointer, signature) > 0 }
+    func has(signature: String) -> Bool { sr_sd_bus_message_has_signature(pointer, signature) > 0 }
 
     /// The D-Bus type code of `type` ('s', 'a', ...), as sd-bus takes it.
     private static func code(_ type: Unicode.Scalar) -> CChar { CChar(truncatingIfNeeded: type.value) }
@@ -50,7 +50,7 @@ struct BusMessage {
     /// Reads a string ('s') or object path ('o').
     func readString(_ type: Unicode.Scalar = "s") throws -> String {
         var value: UnsafePointer<CChar>?
-        try check(sd_bus_message_read_basic(pointer, Self.code(type), &value), "a string")
+        try check(sr_sd_bus_message_read_basic(pointer, Self.code(type), &value), "a string")
         guard let value else { throw BusFailure.invalidArguments("missing string") }
         return String(cString: value)
     }
@@ -58,7 +58,7 @@ struct BusMessage {
     /// Reads a boolean ('b').
     func readBool() throws -> Bool {
         var value: Int32 = 0
-        try check(sd_bus_message_read_basic(pointer, Self.code("b"), &value), "a boolean")
+        try check(sr_sd_bus_message_read_basic(pointer, Self.code("b"), &value), "a boolean")
         return value != 0
     }
 
@@ -67,7 +67,7 @@ struct BusMessage {
     func readBytes(atMost limit: Int, _ what: String) throws -> SecretBytes {
         var data: UnsafeRawPointer?
         var size = 0
-        try check(sd_bus_message_read_array(pointer, Self.code("y"), &data, &size), "a byte array")
+        try check(sr_sd_bus_message_read_array(pointer, Self.code("y"), &data, &size), "a byte array")
         guard size <= limit else {
             throw BusFailure.invalidArguments("\(what) is at most \(limit) bytes (this one is \(size))")
         }
@@ -78,13 +78,13 @@ struct BusMessage {
     /// Enters a container; false if an array has ended (for arrays' elements).
     @discardableResult
     func enter(_ type: Unicode.Scalar, _ contents: String) throws -> Bool {
-        let status = sd_bus_message_enter_container(pointer, Self.code(type), contents)
+        let status = sr_sd_bus_message_enter_container(pointer, Self.code(type), contents)
         try check(status, "a container \(type)(\(contents))")
         return status > 0
     }
 
     /// Leaves the container entered last.
-    func exit() throws { try check(sd_bus_message_exit_container(pointer), "the end of a container") }
+    func exit() throws { try check(sr_sd_bus_message_exit_container(pointer), "the end of a container") }
 
     /// Reads an array of object paths ('ao').
     func readPaths() throws -> [String] {
@@ -126,16 +126,16 @@ struct BusMessage {
     func variantContents() throws -> String {
         var type: CChar = 0
         var contents: UnsafePointer<CChar>?
-        try check(sd_bus_message_peek_type(pointer, &type, &contents), "a variant")
+        try check(sr_sd_bus_message_peek_type(pointer, &type, &contents), "a variant")
         guard type == Self.code("v"), let contents else { throw BusFailure.invalidArguments("a variant was expected") }
         return String(cString: contents)
     }
 
     /// Skips values of the D-Bus `types` ("v": one variant, whatever it holds).
-    func skip(_ types: String) throws { try check(sd_bus_message_skip(pointer, types), "a value of type \(types)") }
+    func skip(_ types: String) throws { try check(sr_sd_bus_message_skip(pointer, types), "a value of type \(types)") }
 
     /// True at the end of the current container.
-    func atEnd() -> Bool { sd_bus_message_at_end(pointer, 0) > 0 }
+    func atEnd() -> Bool { sr_sd_bus_message_at_end(pointer, 0) > 0 }
 
     // MARK: writing
 
@@ -147,43 +147,43 @@ struct BusMessage {
 
     /// Appends a string ('s') or object path ('o').
     func append(_ value: String, as type: Unicode.Scalar = "s") throws {
-        try written(value.withCString { sd_bus_message_append_basic(pointer, Self.code(type), $0) })
+        try written(value.withCString { sr_sd_bus_message_append_basic(pointer, Self.code(type), $0) })
     }
 
     /// Appends a boolean ('b').
     func append(_ value: Bool) throws {
         var word: Int32 = value ? 1 : 0
-        try written(sd_bus_message_append_basic(pointer, Self.code("b"), &word))
+        try written(sr_sd_bus_message_append_basic(pointer, Self.code("b"), &word))
     }
 
     /// Appends an unsigned 64-bit integer ('t').
     func append(_ value: UInt64) throws {
         var word = value
-        try written(sd_bus_message_append_basic(pointer, Self.code("t"), &word))
+        try written(sr_sd_bus_message_append_basic(pointer, Self.code("t"), &word))
     }
 
     /// Appends an unsigned 32-bit integer ('u').
     func append(_ value: UInt32) throws {
         var word = value
-        try written(sd_bus_message_append_basic(pointer, Self.code("u"), &word))
+        try written(sr_sd_bus_message_append_basic(pointer, Self.code("u"), &word))
     }
 
     /// Appends a signed 32-bit integer ('i').
     func append(_ value: Int32) throws {
         var word = value
-        try written(sd_bus_message_append_basic(pointer, Self.code("i"), &word))
+        try written(sr_sd_bus_message_append_basic(pointer, Self.code("i"), &word))
     }
 
     /// Appends a byte array ('ay').
     func append(bytes: UnsafeRawBufferPointer) throws {
-        try written(sd_bus_message_append_array(pointer, Self.code("y"), bytes.baseAddress, bytes.count))
+        try written(sr_sd_bus_message_append_array(pointer, Self.code("y"), bytes.baseAddress, bytes.count))
     }
 
     /// Appends a container of `type` with `contents`, filled by `body`.
     func container(_ type: Unicode.Scalar, _ contents: String, _ body: () throws -> Void) throws {
-        try written(sd_bus_message_open_container(pointer, Self.code(type), contents))
+        try written(sr_sd_bus_message_open_container(pointer, Self.code(type), contents))
         try body()
-        try written(sd_bus_message_close_container(pointer))
+        try written(sr_sd_bus_message_close_container(pointer))
     }
 
     /// Appends an array of object paths ('ao').

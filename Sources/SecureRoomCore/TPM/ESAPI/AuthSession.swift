@@ -78,7 +78,7 @@ extension TPMConnection {
         var session: ESYS_TR = ESYS_TR_NONE
         // nonceCaller = nil: ESAPI generates a nonce of the hash size.
         try check(
-            Esys_StartAuthSession(
+            sr_Esys_StartAuthSession(
                 esys, tpmKey, ESYS_TR_NONE,
                 ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
                 nil, sessionType, &symmetric, TPM2_ALG_SHA256,
@@ -88,7 +88,7 @@ extension TPMConnection {
         let all: TPMA_SESSION =
             TPMA_SESSION_CONTINUESESSION | TPMA_SESSION_DECRYPT | TPMA_SESSION_ENCRYPT | TPMA_SESSION_AUDIT
         try check(
-            Esys_TRSess_SetAttributes(
+            sr_Esys_TRSess_SetAttributes(
                 esys, session,
                 attributes | TPMA_SESSION_CONTINUESESSION, all),
             "Esys_TRSess_SetAttributes")

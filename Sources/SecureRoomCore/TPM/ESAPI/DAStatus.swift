@@ -67,7 +67,7 @@ public struct DAStatus: Equatable, Sendable {
         var more: TPMI_YES_NO = 0
         var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
         try connection.check(
-            Esys_GetCapability(
+            sr_Esys_GetCapability(
                 esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE,
                 TPM2_CAP_TPM_PROPERTIES, first, count, &more, &data),
             "Esys_GetCapability(TPM_PROPERTIES)")

@@ -56,15 +56,15 @@ public struct LockoutHierarchy {
         let esys = try conn.context()
         try conn.withStorageKey { srk in
             try conn.withSession(.saltedHMAC, saltKey: srk, attributes: TPMA_SESSION_DECRYPT) { session in
-                try conn.check(Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil), "Esys_TR_SetAuth(lockout)")
+                try conn.check(sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil), "Esys_TR_SetAuth(lockout)")
                 try conn.check(
-                    Esys_DictionaryAttackParameters(
+                    sr_Esys_DictionaryAttackParameters(
                         esys, ESYS_TR_RH_LOCKOUT, session,
                         ESYS_TR_NONE, ESYS_TR_NONE,
                         maxTries, recoverySeconds, lockoutRecovery),
                     "Esys_DictionaryAttackParameters")
                 try conn.check(
-                    Esys_HierarchyChangeAuth(
+                    sr_Esys_HierarchyChangeAuth(
                         esys, ESYS_TR_RH_LOCKOUT, session,
                         ESYS_TR_NONE, ESYS_TR_NONE, &newAuth),
                     "Esys_HierarchyChangeAuth(lockout)")
@@ -72,7 +72,7 @@ public struct LockoutHierarchy {
         }
         // ESAPI updates its cached RH_LOCKOUT auth after a successful
         // HierarchyChangeAuth; clear it so it does not linger in memory.
-        _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil)
+        _ = sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil)
     }
 
     /// `Esys_DictionaryAttackLockReset(RH_LOCKOUT)` with `lockoutAuth`
@@ -86,10 +86,10 @@ public struct LockoutHierarchy {
         defer { TPM2BBytes.wipe(&auth) }
         try conn.withStorageKey { srk in
             try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
-                try conn.check(Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, &auth), "Esys_TR_SetAuth(lockout)")
-                defer { _ = Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil) }
+                try conn.check(sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, &auth), "Esys_TR_SetAuth(lockout)")
+                defer { _ = sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil) }
                 try conn.check(
-                    Esys_DictionaryAttackLockReset(
+                    sr_Esys_DictionaryAttackLockReset(
                         esys, ESYS_TR_RH_LOCKOUT, session,
                         ESYS_TR_NONE, ESYS_TR_NONE),
                     "Esys_DictionaryAttackLockReset")

@@ -29,14 +29,14 @@ public struct ObjectBlob: Equatable, Sendable {
         var pubLen = 0
         var pubIn = pub
         let rc1 = pubBuf.withUnsafeMutableBufferPointer { buf in
-            Tss2_MU_TPM2B_PUBLIC_Marshal(&pubIn, buf.baseAddress, buf.count, &pubLen)
+            sr_Tss2_MU_TPM2B_PUBLIC_Marshal(&pubIn, buf.baseAddress, buf.count, &pubLen)
         }
         guard rc1 == 0 else { throw TPMError.tpm(ResponseCode(rc1), operation: "Tss2_MU_TPM2B_PUBLIC_Marshal") }
         var privBuf = [UInt8](repeating: 0, count: MemoryLayout<TPM2B_PRIVATE>.size)
         var privLen = 0
         var privIn = priv
         let rc2 = privBuf.withUnsafeMutableBufferPointer { buf in
-            Tss2_MU_TPM2B_PRIVATE_Marshal(&privIn, buf.baseAddress, buf.count, &privLen)
+            sr_Tss2_MU_TPM2B_PRIVATE_Marshal(&privIn, buf.baseAddress, buf.count, &privLen)
         }
         guard rc2 == 0 else { throw TPMError.tpm(ResponseCode(rc2), operation: "Tss2_MU_TPM2B_PRIVATE_Marshal") }
         self.publicBytes = Array(pubBuf.prefix(pubLen))
@@ -50,7 +50,7 @@ public struct ObjectBlob: Equatable, Sendable {
         var out = TPM2B_PUBLIC()
         var offset = 0
         let rc = publicBytes.withUnsafeBufferPointer { buf in
-            Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf.baseAddress, buf.count, &offset, &out)
+            sr_Tss2_MU_TPM2B_PUBLIC_Unmarshal(buf.baseAddress, buf.count, &offset, &out)
         }
         guard rc == 0 else { throw TPMError.malformedBlob("public: \(ResponseCode(rc))") }
         guard offset == publicBytes.count else { throw TPMError.malformedBlob("public: trailing bytes") }
@@ -63,7 +63,7 @@ public struct ObjectBlob: Equatable, Sendable {
         var out = TPM2B_PRIVATE()
         var offset = 0
         let rc = privateBytes.withUnsafeBufferPointer { buf in
-            Tss2_MU_TPM2B_PRIVATE_Unmarshal(buf.baseAddress, buf.count, &offset, &out)
+            sr_Tss2_MU_TPM2B_PRIVATE_Unmarshal(buf.baseAddress, buf.count, &offset, &out)
         }
         guard rc == 0 else { throw TPMError.malformedBlob("private: \(ResponseCode(rc))") }
         guard offset == privateBytes.count else { throw TPMError.malformedBlob("private: trailing bytes") }
@@ -84,7 +84,7 @@ extension TPMConnection {
         var inPublic = try blob.unmarshalPublic()
         var inPrivate = try blob.unmarshalPrivate()
         var object: ESYS_TR = ESYS_TR_NONE
-        let rc = Esys_Load(
+        let rc = sr_Esys_Load(
             esys, parent.handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
             &inPrivate, &inPublic, &object)
         if rc != 0 {

@@ -24,7 +24,7 @@ extension TPMConnection {
             var outPrivate: UnsafeMutablePointer<TPM2B_PRIVATE>?
             var outPublic: UnsafeMutablePointer<TPM2B_PUBLIC>?
             try check(
-                Esys_Create(
+                sr_Esys_Create(
                     esys, srk.handle, session, ESYS_TR_NONE, ESYS_TR_NONE,
                     &sensitive, &template, &outsideInfo, &creationPCR,
                     &outPrivate, &outPublic, nil, nil, nil),

@@ -30,7 +30,7 @@ public struct OwnerHierarchy {
         try conn.withStorageKey { srk in
             var persistent: ESYS_TR = ESYS_TR_NONE
             try conn.check(
-                Esys_EvictControl(
+                sr_Esys_EvictControl(
                     esys, ESYS_TR_RH_OWNER, srk.handle, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
                     StorageKey.persistentHandle, &persistent),
                 "Esys_EvictControl(SRK)")
@@ -55,13 +55,13 @@ public struct OwnerHierarchy {
             try conn.withStorageKey { srk in
                 try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
                     try conn.check(
-                        Esys_SetPrimaryPolicy(
+                        sr_Esys_SetPrimaryPolicy(
                             esys, ESYS_TR_RH_OWNER, session, ESYS_TR_NONE, ESYS_TR_NONE, &policy, TPM2_ALG_SHA256),
                         "Esys_SetPrimaryPolicy(owner)")
                 }
                 try conn.withSession(.saltedHMAC, saltKey: srk, attributes: TPMA_SESSION_DECRYPT) { session in
                     try conn.check(
-                        Esys_HierarchyChangeAuth(esys, ESYS_TR_RH_OWNER, session, ESYS_TR_NONE, ESYS_TR_NONE, &auth),
+                        sr_Esys_HierarchyChangeAuth(esys, ESYS_TR_RH_OWNER, session, ESYS_TR_NONE, ESYS_TR_NONE, &auth),
                         "Esys_HierarchyChangeAuth(owner)")
                 }
             }
@@ -76,7 +76,7 @@ public struct OwnerHierarchy {
     public func platformHierarchyIsOpen() throws -> Bool {
         let esys = try connection.context()
         var empty = TPM2B_AUTH()
-        let rc = Esys_HierarchyChangeAuth(
+        let rc = sr_Esys_HierarchyChangeAuth(
             esys, ESYS_TR_RH_PLATFORM, ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE, &empty)
         if rc == 0 { return true }
         let code = ResponseCode(rc)

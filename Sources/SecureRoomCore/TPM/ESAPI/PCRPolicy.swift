@@ -76,7 +76,7 @@ public struct PCRPolicy: Equatable, Sendable {
         var selected: UnsafeMutablePointer<TPML_PCR_SELECTION>?
         var values: UnsafeMutablePointer<TPML_DIGEST>?
         try connection.check(
-            Esys_PCR_Read(esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &selection, &counter, &selected, &values),
+            sr_Esys_PCR_Read(esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &selection, &counter, &selected, &values),
             "Esys_PCR_Read")
         defer {
             TPM2BBytes.free(selected)
@@ -98,11 +98,11 @@ public struct PCRPolicy: Equatable, Sendable {
         var selection = Self.selection(pcrs)
         var empty = TPM2B_DIGEST()
         try connection.check(
-            Esys_PolicyPCR(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &selection),
+            sr_Esys_PolicyPCR(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &empty, &selection),
             "Esys_PolicyPCR")
         var reached: UnsafeMutablePointer<TPM2B_DIGEST>?
         try connection.check(
-            Esys_PolicyGetDigest(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &reached),
+            sr_Esys_PolicyGetDigest(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &reached),
             "Esys_PolicyGetDigest")
         defer { TPM2BBytes.free(reached) }
         guard reached?.pointee.bytes == policyDigest() else { throw TPMError.pcrMismatch }

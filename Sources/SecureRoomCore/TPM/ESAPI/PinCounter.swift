@@ -84,7 +84,7 @@ public struct PinCounter {
             func defineSpace(_ authorizing: ESYS_TR, _ encrypting: ESYS_TR) throws {
                 var handle: ESYS_TR = ESYS_TR_NONE
                 try conn.check(
-                    Esys_NV_DefineSpace(
+                    sr_Esys_NV_DefineSpace(
                         esys, ESYS_TR_RH_OWNER, authorizing, encrypting, ESYS_TR_NONE, &auth, &info, &handle),
                     "Esys_NV_DefineSpace(PIN index)")
                 conn.wipeAuth(of: handle)
@@ -101,7 +101,7 @@ public struct PinCounter {
                 case .defineSpacePolicy:
                     try conn.withSession(.saltedPolicy, saltKey: srk, attributes: 0) { policy in
                         try conn.check(
-                            Esys_PolicyCommandCode(
+                            sr_Esys_PolicyCommandCode(
                                 esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_DefineSpace),
                             "Esys_PolicyCommandCode(NV_DefineSpace)")
                         try defineSpace(policy, encrypting)
@@ -131,7 +131,7 @@ public struct PinCounter {
             what: "PIN index data")
         try withPolicy(branch) { handle, policy in
             try conn.check(
-                Esys_NV_Write(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, &data, 0),
+                sr_Esys_NV_Write(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, &data, 0),
                 "Esys_NV_Write(PIN index)")
         }
     }
@@ -152,7 +152,7 @@ public struct PinCounter {
                 try PinIndexPolicy.satisfy(.read, in: policy, salt: nil, conn)
                 var data: UnsafeMutablePointer<TPM2B_MAX_NV_BUFFER>?
                 try conn.check(
-                    Esys_NV_Read(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
+                    sr_Esys_NV_Read(esys, handle, handle, policy, ESYS_TR_NONE, ESYS_TR_NONE, Self.dataSize, 0, &data),
                     "Esys_NV_Read(PIN index)")
                 defer { TPM2BBytes.free(data) }
                 let bytes = data.map { TPM2BBytes.read($0.pointee, size: \.size, buffer: \.buffer) } ?? []
@@ -175,7 +175,8 @@ public struct PinCounter {
                 try conn.withStorageKey { srk in
                     try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
                         try conn.check(
-                            Esys_NV_UndefineSpace(esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE),
+                            sr_Esys_NV_UndefineSpace(
+                                esys, ESYS_TR_RH_OWNER, handle, session, ESYS_TR_NONE, ESYS_TR_NONE),
                             "Esys_NV_UndefineSpace(PIN index)")
                     }
                 }
@@ -222,7 +223,7 @@ public struct PinCounter {
         defer { TPM2BBytes.wipe(&auth) }
         try conn.withNVIndex(index) { handle in
             if let expectedName, try conn.trName(esys, handle) != expectedName { throw TPMError.parentMismatch }
-            try conn.check(Esys_TR_SetAuth(esys, handle, &auth), "Esys_TR_SetAuth(PIN index)")
+            try conn.check(sr_Esys_TR_SetAuth(esys, handle, &auth), "Esys_TR_SetAuth(PIN index)")
             let rc = try conn.policySecret(handle, in: policySession, salt: srk)
             if ResponseCode(rc).isFromTPM && ResponseCode(rc).base == ResponseCode.rcAuthUnavailable {
                 throw TPMError.pinLimitReached(ResponseCode(rc))
@@ -263,7 +264,7 @@ extension TPMConnection {
             var more: TPMI_YES_NO = 0
             var data: UnsafeMutablePointer<TPMS_CAPABILITY_DATA>?
             try check(
-                Esys_GetCapability(
+                sr_Esys_GetCapability(
                     esys, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CAP_HANDLES, next,
                     Self.handlesPerPage, &more, &data),
                 "Esys_GetCapability(HANDLES)")
@@ -285,7 +286,7 @@ extension TPMConnection {
     func wipeAuth(of handle: ESYS_TR) {
         guard let esys = try? context() else { return }
         var zero = TPM2B_AUTH()
-        _ = Esys_TR_SetAuth(esys, handle, &zero)
+        _ = sr_Esys_TR_SetAuth(esys, handle, &zero)
     }
 
     /// `TPM2_PolicySecret` in `policySession` for `authHandle`, whose authorization is
@@ -300,7 +301,7 @@ extension TPMConnection {
                 TPM2BBytes.free(timeout)
                 TPM2BBytes.free(ticket)
             }
-            return Esys_PolicySecret(
+            return sr_Esys_PolicySecret(
                 esys, authHandle, policySession, session, ESYS_TR_NONE, ESYS_TR_NONE, nil, nil, nil, 0, &timeout,
                 &ticket)
         }
@@ -317,7 +318,7 @@ extension TPMConnection {
         }
         var auth = try TPM2B_DIGEST(checking: ownerAuth, what: "owner auth")
         defer { TPM2BBytes.wipe(&auth) }
-        try check(Esys_TR_SetAuth(esys, ESYS_TR_RH_OWNER, &auth), "Esys_TR_SetAuth(owner)")
+        try check(sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_OWNER, &auth), "Esys_TR_SetAuth(owner)")
         defer { wipeAuth(of: ESYS_TR_RH_OWNER) }
         return try body()
     }
@@ -328,7 +329,7 @@ extension TPMConnection {
     func withNVIndex<T>(_ index: TPM2_HANDLE, _ body: (ESYS_TR) throws -> T) throws -> T {
         let esys = try context()
         var handle: ESYS_TR = ESYS_TR_NONE
-        let rc = Esys_TR_FromTPMPublic(esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle)
+        let rc = sr_Esys_TR_FromTPMPublic(esys, index, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &handle)
         if ResponseCode(rc).isFromTPM && ResponseCode(rc).base == ResponseCode.rcHandle {
             throw TPMError.objectRejected(ResponseCode(rc))
         }

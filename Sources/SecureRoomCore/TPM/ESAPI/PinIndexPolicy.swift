@@ -79,21 +79,21 @@ enum PinIndexPolicy {
         switch branch {
         case .firstWrite:
             try connection.check(
-                Esys_PolicyNvWritten(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPMI_YES_NO(TPM2_NO)),
+                sr_Esys_PolicyNvWritten(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPMI_YES_NO(TPM2_NO)),
                 "Esys_PolicyNvWritten")
             try connection.check(
-                Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
+                sr_Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
                 "Esys_PolicyCommandCode(NV_Write)")
         case .ownerWrite:
             guard let srk else { throw TPMError.invalidArgument("the owner is proven in a salted session") }
             try connection.check(
                 try connection.policySecret(ESYS_TR_RH_OWNER, in: session, salt: srk), "Esys_PolicySecret(owner)")
             try connection.check(
-                Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
+                sr_Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Write),
                 "Esys_PolicyCommandCode(NV_Write)")
         case .read:
             try connection.check(
-                Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Read),
+                sr_Esys_PolicyCommandCode(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, TPM2_CC_NV_Read),
                 "Esys_PolicyCommandCode(NV_Read)")
         }
         var list = TPML_DIGEST()
@@ -109,6 +109,6 @@ enum PinIndexPolicy {
             }
         }
         try connection.check(
-            Esys_PolicyOR(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &list), "Esys_PolicyOR")
+            sr_Esys_PolicyOR(esys, session, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &list), "Esys_PolicyOR")
     }
 }

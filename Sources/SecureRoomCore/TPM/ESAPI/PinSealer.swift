@@ -69,14 +69,14 @@ public struct PinSealer {
         return try conn.withStorageKey { srk in
             if verifyParent && srk.name != blob.parentName { throw TPMError.parentMismatch }
             return try conn.withLoaded(blob, parent: srk) { object in
-                try conn.check(Esys_TR_SetAuth(esys, object, &auth), "Esys_TR_SetAuth")
+                try conn.check(sr_Esys_TR_SetAuth(esys, object, &auth), "Esys_TR_SetAuth")
                 return try conn.withSession(.saltedPolicy, saltKey: srk, attributes: TPMA_SESSION_ENCRYPT) { policy in
                     try conn.check(
-                        Esys_PolicyAuthValue(esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
+                        sr_Esys_PolicyAuthValue(esys, policy, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
                         "Esys_PolicyAuthValue")
                     var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
                     try conn.check(
-                        Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData),
+                        sr_Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData),
                         "Esys_Unseal")
                     defer { TPM2BBytes.wipeAndFree(outData) }
                     guard let outData else {
@@ -133,7 +133,7 @@ public struct PinSealer {
                     try counter.prove(authValue, in: policy, salt: srk, expectedName: indexName)
                     var outData: UnsafeMutablePointer<TPM2B_SENSITIVE_DATA>?
                     try conn.check(
-                        Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData), "Esys_Unseal")
+                        sr_Esys_Unseal(esys, object, policy, ESYS_TR_NONE, ESYS_TR_NONE, &outData), "Esys_Unseal")
                     defer { TPM2BBytes.wipeAndFree(outData) }
                     guard let outData else {
                         throw TPMError.tpm(ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_Unseal output")

@@ -22,11 +22,11 @@ public enum PolicyAuthValue {
         let esys = try connection.context()
         return try connection.withSession(.trial, saltKey: nil, attributes: 0) { trial in
             try connection.check(
-                Esys_PolicyAuthValue(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
+                sr_Esys_PolicyAuthValue(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE),
                 "Esys_PolicyAuthValue(trial)")
             var digest: UnsafeMutablePointer<TPM2B_DIGEST>?
             try connection.check(
-                Esys_PolicyGetDigest(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &digest),
+                sr_Esys_PolicyGetDigest(esys, trial, ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &digest),
                 "Esys_PolicyGetDigest")
             defer { TPM2BBytes.free(digest) }
             return digest?.pointee.bytes ?? []

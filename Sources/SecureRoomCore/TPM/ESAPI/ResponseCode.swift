@@ -25,7 +25,7 @@ public struct ResponseCode: Hashable, Sendable, CustomStringConvertible {
 
     public init(_ raw: UInt32) {
         self.raw = raw
-        if let cText = Tss2_RC_Decode(raw) {
+        if let cText = sr_Tss2_RC_Decode(raw) {
             self.text = String(cString: cText)
         } else {
             self.text = "(no decode)"

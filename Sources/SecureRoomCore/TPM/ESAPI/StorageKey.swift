@@ -87,7 +87,7 @@ extension TPMConnection {
         //    against the name recorded at seal time is what detects a
         //    substituted key.
         var persistent: ESYS_TR = ESYS_TR_NONE
-        let rc = Esys_TR_FromTPMPublic(
+        let rc = sr_Esys_TR_FromTPMPublic(
             esys, StorageKey.persistentHandle,
             ESYS_TR_NONE, ESYS_TR_NONE, ESYS_TR_NONE, &persistent)
         if rc == 0 {
@@ -114,7 +114,7 @@ extension TPMConnection {
         var creationPCR = TPML_PCR_SELECTION()
         var primary: ESYS_TR = ESYS_TR_NONE
         try check(
-            Esys_CreatePrimary(
+            sr_Esys_CreatePrimary(
                 esys, ESYS_TR_RH_OWNER,
                 ESYS_TR_PASSWORD, ESYS_TR_NONE, ESYS_TR_NONE,
                 &inSensitive, &inPublic, &outsideInfo, &creationPCR,
@@ -131,7 +131,7 @@ extension TPMConnection {
 
     func trName(_ esys: OpaquePointer, _ handle: ESYS_TR) throws -> [UInt8] {
         var namePtr: UnsafeMutablePointer<TPM2B_NAME>?
-        try check(Esys_TR_GetName(esys, handle, &namePtr), "Esys_TR_GetName")
+        try check(sr_Esys_TR_GetName(esys, handle, &namePtr), "Esys_TR_GetName")
         defer { TPM2BBytes.free(namePtr) }
         guard let namePtr else {
             throw TPMError.tpm(ResponseCode(ResponseCode.esysBadSequence), operation: "Esys_TR_GetName")

@@ -51,13 +51,13 @@ enum TPM2BBytes {
     static func wipeAndFree<T>(_ pointer: UnsafeMutablePointer<T>?) {
         guard let pointer else { return }
         explicit_bzero(pointer, MemoryLayout<T>.size)
-        Esys_Free(pointer)
+        sr_Esys_Free(pointer)
     }
 
     /// Frees an ESAPI-allocated output structure (non-secret).
     static func free<T>(_ pointer: UnsafeMutablePointer<T>?) {
         guard let pointer else { return }
-        Esys_Free(pointer)
+        sr_Esys_Free(pointer)
     }
 
     /// Wipes a Swift byte array in place (best effort: copies made earlier

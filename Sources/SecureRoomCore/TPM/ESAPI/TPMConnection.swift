@@ -44,13 +44,20 @@ public final class TPMConnection {
     /// Empty in normal operation; used by the check to prove nothing leaked.
     public private(set) var cleanupFailures: [String] = []
 
-    /// Opens the TCTI (`Tss2_TctiLdr_Initialize`) and the ESAPI context
-    /// (`Esys_Initialize`). Both are released again on failure.
+    /// Loads tpm2-tss if this is the process's first TPM call (`sr_tss2_load`), then opens
+    /// the TCTI (`Tss2_TctiLdr_Initialize`) and the ESAPI context (`Esys_Initialize`). Both
+    /// are released again on failure; libraries that cannot be loaded make the chip
+    /// unreachable, with dlopen's reason.
     public init(tcti config: String) throws {
         _ = TSS2Logging.silenced
         self.tctiConfig = config
+        guard sr_tss2_load() == 0 else {
+            throw TPMError.tpmUnreachable(
+                ResponseCode(SR_TSS2_RC_UNAVAILABLE),
+                operation: "loading tpm2-tss (\(String(cString: sr_tss2_load_error())))")
+        }
         var tctiContext: OpaquePointer?
-        let rc = Tss2_TctiLdr_Initialize(config, &tctiContext)
+        let rc = sr_Tss2_TctiLdr_Initialize(config, &tctiContext)
         guard rc == 0, let tctiContext else {
             // A failing TctiLdr_Initialize reports a TCTI-layer code (e.g.
             // 0xa000a IO_ERROR when nothing listens on the port).
@@ -58,10 +65,10 @@ public final class TPMConnection {
             throw TPMError.tpmUnreachable(ResponseCode(code), operation: "Tss2_TctiLdr_Initialize")
         }
         var esysContext: OpaquePointer?
-        let erc = Esys_Initialize(&esysContext, tctiContext, nil)
+        let erc = sr_Esys_Initialize(&esysContext, tctiContext, nil)
         guard erc == 0, esysContext != nil else {
             var t: OpaquePointer? = tctiContext
-            Tss2_TctiLdr_Finalize(&t)
+            sr_Tss2_TctiLdr_Finalize(&t)
             throw TPMError.classify(
                 erc == 0 ? ResponseCode.esysBadSequence : erc,
                 operation: "Esys_Initialize")
@@ -75,11 +82,11 @@ public final class TPMConnection {
     /// cannot fail even if the TPM is gone.
     public func close() {
         if esys != nil {
-            Esys_Finalize(&esys)
+            sr_Esys_Finalize(&esys)
             esys = nil
         }
         if tcti != nil {
-            Tss2_TctiLdr_Finalize(&tcti)
+            sr_Tss2_TctiLdr_Finalize(&tcti)
             tcti = nil
         }
     }
@@ -120,7 +127,7 @@ public final class TPMConnection {
     func flush(_ handle: ESYS_TR, _ what: String) {
         guard let esys, handle != ESYS_TR_NONE else { return }
         if !isBroken {
-            let rc = Esys_FlushContext(esys, handle)
+            let rc = sr_Esys_FlushContext(esys, handle)
             if rc == 0 { return }
             let code = ResponseCode(rc)
             cleanupFailures.append("flush \(what): \(code)")
@@ -131,7 +138,7 @@ public final class TPMConnection {
             cleanupFailures.append("flush \(what): skipped, connection broken")
         }
         var h = handle
-        _ = Esys_TR_Close(esys, &h)
+        _ = sr_Esys_TR_Close(esys, &h)
     }
 
     /// Releases only ESAPI's bookkeeping for a handle that must not be
@@ -139,7 +146,7 @@ public final class TPMConnection {
     func closeTR(_ handle: ESYS_TR, _ what: String) {
         guard let esys, handle != ESYS_TR_NONE else { return }
         var h = handle
-        let rc = Esys_TR_Close(esys, &h)
+        let rc = sr_Esys_TR_Close(esys, &h)
         if rc != 0 { cleanupFailures.append("TR_Close \(what): \(ResponseCode(rc))") }
     }
 }

@@ -48,7 +48,7 @@ public struct TagKey {
                 ) { session in
                     var out: UnsafeMutablePointer<TPM2B_DIGEST>?
                     try conn.check(
-                        Esys_HMAC(
+                        sr_Esys_HMAC(
                             esys, key, session, ESYS_TR_NONE, ESYS_TR_NONE,
                             &buffer, TPM2_ALG_SHA256, &out),
                         "Esys_HMAC")
