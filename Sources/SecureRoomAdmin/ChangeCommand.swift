@@ -65,7 +65,11 @@ struct ChangeCommand: ParsableCommand {
                 if asRoot { SystemLog.notice("PIN changed for \(user)") }
                 print(localized("PIN changed for {user}.", ["user": user.rawValue]))
             case .notEnrolled:
-                throw SecureRoomError.notEnrolled(user: user.rawValue)
+                printError(
+                    asRoot
+                        ? localized("{user} has no PIN; give one with 'secureroom set {user}'", ["user": user.rawValue])
+                        : localized("{user} has no PIN; create one with 'secureroom enrol'", ["user": user.rawValue]))
+                throw ExitStatus.failure
             case .locked:
                 printError(Messages.text(for: outcome) ?? localized("Try again."))
                 throw ExitStatus.locked

@@ -22,8 +22,8 @@ struct EnrolCommand: ParsableCommand {
             against the policy (digits=, blocklist=).
 
             --replace is for a forgotten PIN: the password replaces it. A vault the old PIN \
-            opened does not open with the new one until your recovery key restores it (an \
-            administrator runs 'secureroom set USER --recovery-key').
+            opened does not open with the new one until your recovery key restores it: run \
+            'secureroom-vault recover'.
 
             With enrol_vault in \(Configuration.defaultConfigPath) a first PIN also gets a \
             vault key and a recovery key, printed once; enrol_group= limits who may enrol. \

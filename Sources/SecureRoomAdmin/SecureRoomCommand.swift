@@ -28,21 +28,20 @@ struct SecureRoomCommand: ParsableCommand {
               64  usage error
 
             FILES
-              /etc/security/secureroom.conf   options (see secureroom.conf in the README)
-              /var/lib/secureroom/            state: pepper, users/NAME.credential, users/NAME.lockout
+              /etc/security/secureroom.conf   options (secureroom.conf(5))
+              /var/lib/secureroom/            state: the pepper, users/NAME.*
             """,
         version: releaseVersion,
         groupedSubcommands: [
             CommandGroup(
                 name: "Any user (their own PIN)",
                 subcommands: [
-                    ChangeCommand.self, EnrolCommand.self, PolicyCommand.self,
+                    ChangeCommand.self, EnrolCommand.self, StatusCommand.self, PolicyCommand.self, TuneCommand.self,
                 ]),
             CommandGroup(
                 name: "Root only",
                 subcommands: [
-                    InitCommand.self, SetCommand.self, ExpireCommand.self, ResetCommand.self, StatusCommand.self,
-                    TuneCommand.self, TPMCommand.self,
+                    InitCommand.self, SetCommand.self, ExpireCommand.self, ResetCommand.self, TPMCommand.self,
                 ]),
         ]
     )

@@ -120,7 +120,8 @@ struct StatusCommand: ParsableCommand {
         let report = UserStatus(
             user: name, pin: try helper.pinState(of: name), vault: try helper.vaultState(of: name),
             now: SystemClock().now())
-        try show(Self.applyingPasswordFirst([report], configuration), single: true)
+        // As root's: an object for a USER named, an array without one (here, of one).
+        try show(Self.applyingPasswordFirst([report], configuration), single: user != nil)
     }
 
     /// Prints `reports` as JSON (an object when `single`) or as the table.

@@ -20,9 +20,9 @@ public enum PINEntry {
         /// A one-line explanation.
         public var description: String {
             switch self {
-            case .cancelled: return "cancelled"
-            case .endOfInput: return "no PIN on standard input"
-            case .timedOut(let seconds): return "no answer within \(seconds) s"
+            case .cancelled: return localized("cancelled")
+            case .endOfInput: return localized("no PIN on standard input")
+            case .timedOut(let seconds): return localized("no answer within {seconds} s", ["seconds": String(seconds)])
             }
         }
     }

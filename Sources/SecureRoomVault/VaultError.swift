@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
+import SecureRoomBase
+
 /// What can go wrong with a vault, each with a message that says what to do.
 public enum VaultError: Error, Equatable, CustomStringConvertible {
     /// No unlocked key in the keyring.
@@ -28,20 +30,25 @@ public enum VaultError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .locked(user):
-            return "the vault of \(user) is locked; run 'secureroom-vault unlock' (or log in with your PIN)"
-        case let .missing(path): return "no vault at \(path); run 'secureroom-vault init' first"
-        case let .notFound(title): return "no secret titled \(Self.quoted(title))"
-        case .noSuchItem: return "no such secret (it may have been removed)"
+            return localized(
+                "the vault of {user} is locked; run 'secureroom-vault unlock' (or log in with your PIN)", ["user": user]
+            )
+        case let .missing(path):
+            return localized("no vault at {path}; run 'secureroom-vault init' first", ["path": path])
+        case let .notFound(title): return localized("no secret titled {title}", ["title": Self.quoted(title)])
+        case .noSuchItem: return localized("no such secret (it may have been removed)")
         case let .exists(title):
-            return "a secret titled \(Self.quoted(title)) exists already (use --replace to overwrite it)"
+            return localized(
+                "a secret titled {title} exists already (use --replace to overwrite it)", ["title": Self.quoted(title)])
         case let .wrongKey(path):
-            return
-                "\(path) was sealed with another key than the unlocked one (vault replaced or file copied from "
-                + "elsewhere)"
-        case let .damaged(detail): return "the vault is damaged: \(detail)"
+            return localized(
+                "{path} was sealed with another key than the unlocked one (vault replaced or file copied from "
+                    + "elsewhere)", ["path": path])
+        case let .damaged(detail): return localized("the vault is damaged: {problem}", ["problem": detail])
         case let .invalid(detail): return detail
         case let .database(path, message): return "\(path): \(message)"
-        case let .insecure(path, reason): return "refusing \(path): \(reason)"
+        case let .insecure(path, reason):
+            return localized("refusing {path}: {reason}", ["path": path, "reason": reason])
         }
     }
 

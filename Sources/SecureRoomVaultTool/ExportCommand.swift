@@ -14,9 +14,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write every secret as a JSON array to standard output, as 'import' reads it.",
         discussion: """
-            Each secret is an object with its title, its value ("value" when it is UTF-8 \\
-            text, else "value_base64"), label, content_type and attributes, sorted by title. \\
-            The output is the vault in plaintext: it is refused on a terminal unless --force \\
+            Each secret is an object with its title, its value ("value" when it is UTF-8 \
+            text, else "value_base64"), label, content_type and attributes, sorted by title. \
+            The output is the vault in plaintext: it is refused on a terminal unless --force \
             is given; send it to a file only you can read, and delete it when it has served.
             """)
 

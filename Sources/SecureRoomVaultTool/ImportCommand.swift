@@ -54,12 +54,13 @@ struct ImportCommand: ParsableCommand {
             failed (the others are stored).
             """)
 
-    @Option(help: "Where the secrets come from: json (standard input), pass, keepassxc or secret-service.")
+    @Option(help: "Where the secrets come from: json (a file, or standard input), pass, keepassxc or secret-service.")
     var from: ImportSource = .json
 
     @Argument(
         help: ArgumentHelp(
-            "pass: the store (default $PASSWORD_STORE_DIR or ~/.password-store); keepassxc: the CSV or XML export.",
+            "json: the file (default standard input); pass: the store (default $PASSWORD_STORE_DIR or "
+                + "~/.password-store); keepassxc: the CSV or XML export.",
             valueName: "path"))
     var path: String?
 
@@ -73,7 +74,7 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         switch from {
-        case .json where path != nil, .secretService where path != nil:
+        case .secretService where path != nil:
             throw ValidationError("--from \(from.rawValue) takes no path")
         case .keepassxc where path == nil: throw ValidationError("--from keepassxc needs the exported file")
         default: break
@@ -94,8 +95,13 @@ struct ImportCommand: ParsableCommand {
     private func read() throws -> ImportBatch {
         switch from {
         case .json:
-            return ImportBatch(
-                secrets: try Self.withWhole(STDIN_FILENO, "standard input", named: "the input") { try Self.decode($0) })
+            guard let path else {
+                return ImportBatch(
+                    secrets: try Self.withWhole(STDIN_FILENO, "standard input", named: "the input") {
+                        try Self.decode($0)
+                    })
+            }
+            return ImportBatch(secrets: try Self.withFile(path) { try Self.decode($0) })
         case .pass:
             let passwords = try PasswordStore(path: path)
             let (names, unreadable) = passwords.names()
@@ -111,10 +117,7 @@ struct ImportCommand: ParsableCommand {
             return batch
         case .keepassxc:
             guard let path else { throw ValidationError("--from keepassxc needs the exported file") }
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw SecureRoomError.system(operation: "open", path: path, errno: errno) }
-            defer { close(descriptor) }
-            return try Self.withWhole(descriptor, path, named: path) {
+            return try Self.withFile(path) {
                 KeePassXCXML.isXML($0) ? try KeePassXCXML($0).batch() : try KeePassXCExport($0).batch()
             }
         case .secretService:
@@ -135,6 +138,14 @@ struct ImportCommand: ParsableCommand {
             }
             return batch
         }
+    }
+
+    /// `body` over the whole file at `path`.
+    private static func withFile<T>(_ path: String, _ body: ([UInt8]) throws -> T) throws -> T {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw SecureRoomError.system(operation: "open", path: path, errno: errno) }
+        defer { close(descriptor) }
+        return try withWhole(descriptor, path, named: path, body)
     }
 
     /// `body` over everything `descriptor` (`path`, for messages; `named` when it is too

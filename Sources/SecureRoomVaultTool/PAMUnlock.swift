@@ -31,13 +31,13 @@ struct PAMUnlock {
         let lastMessage: String?
         /// The user cancelled the pinentry.
         let cancelled: Bool
+        /// Why no PIN could be read (no input, not a PIN), if that ended the try.
+        let inputFailure: String?
     }
 
-    /// Authenticates `user` and establishes the credential; returns the PAM code of the
-    /// first step that failed, or PAM_SUCCESS.
-    func run(for user: UserName) -> Int32 { run(for: user, error: nil).code }
-
-    /// As `run(for:)`, with `error` shown above a pinentry's PIN field (the last try's message).
+    /// Authenticates `user` and establishes the credential: the PAM code of the first step
+    /// that failed, or PAM_SUCCESS, and what else the try learnt. `error` is shown above a
+    /// pinentry's PIN field (the last try's message).
     func run(for user: UserName, error: String?) -> Result {
         let state = ConversationContext(format: format, fromStdin: fromStdin, pinentry: pinentry, error: error)
         let context = Unmanaged.passRetained(state)
@@ -45,11 +45,14 @@ struct PAMUnlock {
         var conversation = pam_conv(conv: converse, appdata_ptr: context.toOpaque())
         var handle: OpaquePointer?
         var code = pam_start(Self.service, user.rawValue, &conversation, &handle)
-        guard code == PAM_SUCCESS, let handle else { return Result(code: code, lastMessage: nil, cancelled: false) }
+        guard code == PAM_SUCCESS, let handle else {
+            return Result(code: code, lastMessage: nil, cancelled: false, inputFailure: nil)
+        }
         code = pam_authenticate(handle, 0)
         if code == PAM_SUCCESS { code = pam_setcred(handle, Int32(PAM_ESTABLISH_CRED)) }
         pam_end(handle, code)
-        return Result(code: code, lastMessage: state.lastMessage, cancelled: state.cancelled)
+        return Result(
+            code: code, lastMessage: state.lastMessage, cancelled: state.cancelled, inputFailure: state.inputFailure)
     }
 
     /// libpam's description of `code`.
@@ -65,6 +68,7 @@ private final class ConversationContext {
     var error: String?
     var lastMessage: String?
     var cancelled = false
+    var inputFailure: String?
     init(format: PINFormat, fromStdin: Bool, pinentry: Pinentry?, error: String?) {
         (self.format, self.fromStdin, self.pinentry, self.error) = (format, fromStdin, pinentry, error)
     }
@@ -72,7 +76,12 @@ private final class ConversationContext {
     /// The PIN: from the pinentry (nil and `cancelled` if the user cancelled it), else
     /// from the PIN pad or standard input.
     func pin(prompt: String) -> SecretBytes? {
-        guard let pinentry else { return try? PINEntry.read(prompt: prompt, format: format, forceLine: fromStdin) }
+        guard let pinentry else {
+            do { return try PINEntry.read(prompt: prompt, format: format, forceLine: fromStdin) } catch {
+                inputFailure = ToolOutput.message(for: error) ?? "\(error)"
+                return nil
+            }
+        }
         defer { error = nil }
         do {
             try pinentry.show(

@@ -35,24 +35,36 @@ struct StatusCommand: ParsableCommand {
                     file: path, secrets: secrets)
                 print(try JSONOutput.text(report, pretty: true))
             } else if let (_, left) = unlocked {
+                let values: KeyValuePairs = ["user": keyring.user.rawValue, "duration": DurationText.spoken(left)]
                 print(
-                    "Vault of \(keyring.user): unlocked, \(DurationText.spoken(left)) left; "
-                        + (sessionBound == true
-                            ? "it also locks when your last login session ends."
-                            : "only the timeout locks it (no login session of yours was counted when it was unlocked).")
-                )
-                print("File: \(path) (\(secrets.map { "\($0) secret\($0 == 1 ? "" : "s")" } ?? "not created yet"))")
+                    sessionBound == true
+                        ? localized(
+                            "Vault of {user}: unlocked, {duration} left; it also locks when your last login session "
+                                + "ends.", values)
+                        : localized(
+                            "Vault of {user}: unlocked, {duration} left; only the timeout locks it (no login session "
+                                + "of yours was counted when it was unlocked).", values))
+                print(
+                    secrets.map {
+                        localized(
+                            "File: {path} ({count} secret)", plural: "File: {path} ({count} secrets)", count: $0,
+                            ["path": path])
+                    } ?? localized("File: {path} (not created yet)", ["path": path]))
             } else if let explanation = try vaultState(of: keyring.user, try systemConfiguration()).explanation(
                 for: keyring.user)
             {
-                print("Vault of \(keyring.user): closed. \(explanation)")
-                print("File: \(path)")
+                print(
+                    localized(
+                        "Vault of {user}: closed. {explanation}",
+                        ["user": keyring.user.rawValue, "explanation": explanation]))
+                print(localized("File: {path}", ["path": path]))
             } else {
                 print(
-                    "Vault of \(keyring.user): locked (it locks itself vault_timeout after it was unlocked, and "
-                        + "when your "
-                        + "last session closes). Run 'secureroom-vault unlock' to open it.")
-                print("File: \(path)")
+                    localized(
+                        "Vault of {user}: locked (it locks itself vault_timeout after it was unlocked, and when your "
+                            + "last session closes). Run 'secureroom-vault unlock' to open it.",
+                        ["user": keyring.user.rawValue]))
+                print(localized("File: {path}", ["path": path]))
             }
             if unlocked == nil { throw ExitStatus.locked }
         }

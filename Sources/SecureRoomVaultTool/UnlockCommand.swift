@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import CPAMClient
+import Glibc
 import SecureRoomCommandLine
 import SecureRoomCore
 import SecureRoomProgramSupport
@@ -86,7 +87,20 @@ struct UnlockCommand: ParsableCommand {
     /// The PAM code of the unlock: one try from the PIN pad or standard input, or up to
     /// `pinentryTries` with the pinentry, which shows why each failed.
     private func unlock(_ user: UserName, format: PINFormat) throws -> Int32 {
-        guard let pinentry else { return PAMUnlock(format: format, fromStdin: stdin).run(for: user) }
+        guard let pinentry else {
+            let result = PAMUnlock(format: format, fromStdin: stdin).run(for: user, error: nil)
+            if result.code != PAM_SUCCESS, let failure = result.inputFailure {
+                // No PIN was read: say why, and how to give one, not libpam's "Conversation error".
+                printError(
+                    stdin || isatty(STDIN_FILENO) == 1
+                        ? failure
+                        : localized(
+                            "{problem} (standard input is not a terminal: give the PIN on it with --stdin, or ask "
+                                + "with --pinentry PROGRAM)", ["problem": failure]))
+                throw ExitStatus.failure
+            }
+            return result.code
+        }
         let prompt = try Pinentry(program: pinentry)
         var error: String?
         for _ in 1...Self.pinentryTries {

@@ -36,12 +36,16 @@ struct VaultCommand: ParsableCommand {
               64  usage error
 
             FILES
-              $XDG_DATA_HOME/secureroom/vault.sqlite   the vault (default ~/.local/share/secureroom/), mode 0600
-              /etc/pam.d/secureroom-vault              the PAM service 'unlock' runs
-              /etc/security/secureroom.conf            options (vault_timeout=, wipe_after=)
-              /usr/lib/systemd/user/secureroom-secrets.service   the user unit that runs 'serve'
+              $XDG_DATA_HOME/secureroom/vault.sqlite
+                  the vault (default ~/.local/share/secureroom/), mode 0600
+              /etc/pam.d/secureroom-vault
+                  the PAM service 'unlock' runs
+              /etc/security/secureroom.conf
+                  options (vault_timeout=, wipe_after=; secureroom.conf(5))
+              /usr/lib/systemd/user/secureroom-secrets.service
+                  the user unit that runs 'serve'
               /usr/share/dbus-1/services/org.freedesktop.secrets.secureroom.service
-                                                       its D-Bus activation file
+                  its D-Bus activation file
             """,
         version: releaseVersion,
         subcommands: [

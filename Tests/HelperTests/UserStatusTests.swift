@@ -38,9 +38,12 @@ final class UserStatusTests: XCTestCase {
 
         // A handed-out PIN shows as one that must be changed.
         XCTAssertEqual(try stage.sandbox.cli(["set", user, "--stdin", "--expire"], input: "5291\n").status, 0)
+        // Without USER, an array as root gets (here of one): the same shape for scripts.
         let expired = try stage.cli(as: uid, ["status", "--json"])
-        let expiredObject = try JSONSerialization.jsonObject(with: Data(expired.output.utf8)) as? [String: Any]
-        XCTAssertFalse(expiredObject?["must_change"] is NSNull, expired.output)
+        let expiredRows = try JSONSerialization.jsonObject(with: Data(expired.output.utf8)) as? [[String: Any]]
+        XCTAssertEqual(expiredRows?.count, 1, expired.output)
+        XCTAssertEqual(expiredRows?.first?["user"] as? String, user)
+        XCTAssertFalse(expiredRows?.first?["must_change"] is NSNull, expired.output)
     }
 
     func testAnotherUsersPINStaysRootsToSee() throws {

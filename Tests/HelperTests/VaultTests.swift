@@ -102,6 +102,14 @@ final class VaultTests: XCTestCase {
         let wrong = try vault(["unlock", "--stdin"], input: "9261\n")
         XCTAssertEqual(wrong.status, 2, wrong.errorOutput)
         try assertLocked()
+        // No terminal and no --stdin: why no PIN came, and how to give one; nothing counted.
+        let noTerminal = try vault(["unlock"])
+        XCTAssertEqual(noTerminal.status, 1)
+        XCTAssertEqual(
+            noTerminal.errorOutput,
+            "secureroom-vault: no PIN on standard input (standard input is not a terminal: give the PIN on it with "
+                + "--stdin, or ask with --pinentry PROGRAM)\n")
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 1, "only the wrong PIN counted")
         let right = try vault(["unlock", "--stdin"], input: pin + "\n")
         XCTAssertEqual(right.status, 0, right.errorOutput)
         XCTAssertEqual(right.output, "Vault unlocked for 15 min.\n")
@@ -424,8 +432,8 @@ final class VaultTests: XCTestCase {
         // own command. A wrong recovery key is refused before the PIN is asked.
         XCTAssertEqual(try sandbox.cli(["set", user, "--force", "--stdin"], input: "5182\n").status, 0)
         try expect(
-            "Your vault does not open with your current PIN (an administrator set it without your recovery key); "
-                + "\(restore)."
+            "Your vault does not open with your current PIN (it was set anew without your recovery key, by "
+                + "'secureroom enrol --replace' or an administrator); \(restore)."
         )
         let wrongKey = try vault(["recover", "--stdin"], input: String(repeating: "1", count: 40) + "\n5182\n")
         XCTAssertEqual(wrongKey.status, 1)
@@ -629,6 +637,12 @@ final class VaultTests: XCTestCase {
         XCTAssertEqual(rerun.status, 0, "a re-run skips what is there: \(rerun.errorOutput)")
         XCTAssertEqual(
             rerun.errorOutput, "secureroom-vault: imported 0 secrets, skipped 3 already in the vault, failed 0\n")
+        // The same from a file named on the command line.
+        let file = sandbox.root + "/export-\(UUID().uuidString).json"
+        try sandbox.write(file, exported.output, mode: 0o644)
+        let fromFile = try vault(["import", "--from", "json", file])
+        XCTAssertEqual(
+            fromFile.errorOutput, "secureroom-vault: imported 0 secrets, skipped 3 already in the vault, failed 0\n")
         // A title twice, the first as stored: refused, not half skipped and half replaced.
         let twice = try vault(
             ["import", "--replace"], input: #"[{"title":"git","value":"hunter2"},{"title":"git","value":"b"}]"#)

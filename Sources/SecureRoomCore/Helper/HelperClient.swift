@@ -172,7 +172,11 @@ public struct HelperClient: PINAuthority {
     private func checkInstallation() throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            throw SecureRoomError.helperFailed(
+                errno == ENOENT
+                    ? "cannot run \(path): \(reason) (it comes with the package libpam-secureroom)"
+                    : "cannot run \(path): \(reason)")
         }
         guard info.st_uid == 0, info.st_mode & S_ISUID != 0, sr_s_isreg(info.st_mode) != 0 else {
             throw SecureRoomError.helperFailed("\(path) is not installed setuid root (expected owner root, mode 4755)")

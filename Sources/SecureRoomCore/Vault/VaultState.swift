@@ -87,8 +87,9 @@ public enum VaultState: Equatable, Sendable {
             return localized("You have no vault yet: create it with 'secureroom-vault init'.")
         case .recoveryOnly:
             return localized(
-                "Your vault does not open with your current PIN (an administrator set it without your recovery "
-                    + "key); 'secureroom-vault recover' and your recovery key make it open with your PIN again.")
+                "Your vault does not open with your current PIN (it was set anew without your recovery key, by "
+                    + "'secureroom enrol --replace' or an administrator); 'secureroom-vault recover' and your "
+                    + "recovery key make it open with your PIN again.")
         case .erased(let at, let failures):
             return localized(
                 "Your vault key was erased at {time} after {count} failed PIN attempts (wipe_after); your secrets "
