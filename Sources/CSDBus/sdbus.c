@@ -64,10 +64,12 @@ static struct {
 #undef SR_POINTER
 } fn;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int status = -1;
+/* Loaded for good once `ready` is set; a failed load is tried again at the next call. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int ready;
 static char error[256] = "libsystemd is not loaded";
 
+/* One try, under `lock`: the library and every symbol, or nothing kept open. */
 static void load(void)
 {
     void *library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -75,21 +77,24 @@ static void load(void)
         snprintf(error, sizeof error, "%s", dlerror());
         return;
     }
-#define SR_RESOLVE(name)                                             \
-    fn.name = (__typeof__(fn.name))dlsym(library, #name);            \
-    if (!fn.name) {                                                  \
-        snprintf(error, sizeof error, "libsystemd.so.0: no symbol %s", #name); \
-        return;                                                      \
+#define SR_RESOLVE(name)                                                            \
+    if (!(fn.name = (__typeof__(fn.name))dlsym(library, #name))) {                  \
+        snprintf(error, sizeof error, "libsystemd.so.0: no symbol %s", #name);      \
+        dlclose(library);                                                           \
+        return;                                                                     \
     }
     SR_SD_BUS_FUNCTIONS(SR_RESOLVE)
 #undef SR_RESOLVE
-    status = 0;
+    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 }
 
 static int loaded(void)
 {
-    pthread_once(&once, load);
-    return status == 0;
+    if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 1;
+    pthread_mutex_lock(&lock);
+    if (!ready) load();
+    pthread_mutex_unlock(&lock);
+    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
 }
 
 int sr_sd_bus_load(void) { return loaded() ? 0 : -1; }

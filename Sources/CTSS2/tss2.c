@@ -57,8 +57,10 @@ static struct {
 #undef SR_POINTER
 } fn;
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int status = -1;
+/* Loaded for good once `ready` is set; a failed load is tried again at the next call (a
+ * module lives as long as its host: a passing EMFILE must not end bound PINs there). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int ready;
 static char error[256] = "tpm2-tss is not loaded";
 
 /* dlopen(3) of SONAME for the life of the process; NULL with `error` set on failure. */
@@ -69,28 +71,37 @@ static void *open_library(const char *soname)
     return handle;
 }
 
+/* One try, under `lock`: every library and symbol, or nothing kept open. */
 static void load(void)
 {
     void *esys = open_library("libtss2-esys.so.0");
     void *mu = esys ? open_library("libtss2-mu.so.0") : NULL;
     void *rc = mu ? open_library("libtss2-rc.so.0") : NULL;
     void *tctildr = rc ? open_library("libtss2-tctildr.so.0") : NULL;
-    if (!tctildr) return;
-#define SR_RESOLVE(library, name)                                   \
-    fn.name = (__typeof__(fn.name))dlsym(library, #name);           \
-    if (!fn.name) {                                                 \
-        snprintf(error, sizeof error, "%s: no symbol %s", #library, #name); \
-        return;                                                     \
+    int complete = tctildr != NULL;
+#define SR_RESOLVE(library, name)                                                   \
+    if (complete && !(fn.name = (__typeof__(fn.name))dlsym(library, #name))) {      \
+        snprintf(error, sizeof error, "%s: no symbol %s", #library, #name);         \
+        complete = 0;                                                               \
     }
     SR_TSS2_FUNCTIONS(SR_RESOLVE)
 #undef SR_RESOLVE
-    status = 0;
+    if (complete) {
+        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    void *handles[] = {tctildr, rc, mu, esys};
+    for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++)
+        if (handles[i]) dlclose(handles[i]);
 }
 
 static int loaded(void)
 {
-    pthread_once(&once, load);
-    return status == 0;
+    if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 1;
+    pthread_mutex_lock(&lock);
+    if (!ready) load();
+    pthread_mutex_unlock(&lock);
+    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
 }
 
 int sr_tss2_load(void) { return loaded() ? 0 : -1; }

@@ -71,7 +71,11 @@ struct Authentication {
             call.tell(Messages.tpm(problem))
             throw SecureRoomError.tpm(problem)
         } catch SecureRoomError.helperRefused(let reason) {
-            call.tell(localized("PIN not accepted here: {reason}.", ["reason": Localized.lookUp(reason)]))
+            let told = Localized.lookUp(reason)
+            call.tell(
+                localized(
+                    "PIN not accepted here: {reason}.",
+                    ["reason": told.hasSuffix(".") ? String(told.dropLast()) : told]))
             throw SecureRoomError.helperRefused(reason)
         }
         if let message = Messages.text(for: outcome) { call.tell(message) }

@@ -43,7 +43,8 @@ struct EnrolCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             guard getuid() != 0 else {
-                printError("root gives PINs with 'secureroom set USER'; run enrol as the user who wants a PIN")
+                printError(
+                    localized("root gives PINs with 'secureroom set USER'; run enrol as the user who wants a PIN"))
                 throw ExitStatus.failure
             }
             let user = try UserName(try invokingUser())

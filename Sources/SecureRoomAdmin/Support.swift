@@ -46,7 +46,7 @@ func requireRoot(_ action: String) throws {
 func existingUser(_ name: String) throws -> UserName {
     let user = try UserName(name)
     guard user.accountID() != nil else {
-        printError("no such user \(UserName.quoted(name))")
+        printError(localized("no such user {name}", ["name": UserName.quoted(name)]))
         throw ExitStatus.failure
     }
     return user
@@ -108,7 +108,10 @@ func refuseCorruptRecords(of user: UserName, in store: StateStore) throws {
         _ = try store.lockout(for: user)
     } catch let error as SecureRoomError {
         guard isRecordProblem(error, of: user) else { throw error }
-        printError("\(error); 'secureroom reset \(user)' moves it aside, then run this again")
+        printError(
+            localized(
+                "{problem}; 'secureroom reset {user}' moves it aside, then run this again",
+                ["problem": error.localizedDescription, "user": user.rawValue]))
         throw ExitStatus.failure
     }
 }

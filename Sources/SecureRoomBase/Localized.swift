@@ -9,7 +9,8 @@ import CSecureRoomSystem
 /// A message is a literal (or literals joined with `+`) passed straight to `localized`,
 /// so that `scripts/po update` finds it; values go in by name, `{name}` in the text, so a
 /// translation may reorder them. The PAM module takes the language of the program that
-/// loaded it (su, sshd... call setlocale); the tools call `useMessageLocale()` first.
+/// loaded it (su, sudo, login and the greeters call setlocale; sshd does not, so its
+/// prompts follow sshd's own locale); the tools call `useMessageLocale()` first.
 public enum Localized {
     /// The text domain: po/secureroom.pot, /usr/share/locale/LL/LC_MESSAGES/secureroom.mo.
     public static let domain = "secureroom"
@@ -25,6 +26,8 @@ public enum Localized {
 
     /// `message` translated, each `{name}` replaced by its value.
     public static func text(_ message: String, _ values: KeyValuePairs<String, String>) -> String {
+        // gettext answers "" with the catalogue's header.
+        guard !message.isEmpty else { return message }
         _ = bound
         // dgettext returns its argument when nothing is found: read it while it lives.
         let translated = message.withCString { msgid in sr_dgettext(domain, msgid).map { String(cString: $0) } }

@@ -4,6 +4,11 @@
 import Glibc
 import SecureRoomCore
 
+/// The helper's answers are English on the wire (it never sets a locale). Texts marked
+/// with `translate` are in the message catalogue, so its caller shows them in the user's
+/// language (docs/DESIGN.md §13).
+private let translate = Translation.english
+
 /// A refused request: `reason` goes back to the caller, `detail` to the system log.
 struct HelperRefusal: Error {
     /// What the caller is told.
@@ -37,7 +42,7 @@ struct HelperInvocation {
                 detail: "bad request (\(arguments.dropFirst().prefix(3).map(UserName.quoted).joined(separator: " ")))")
         }
         guard caller != 0 else {
-            throw HelperRefusal("root checks PINs without secureroom-helper")
+            throw HelperRefusal(translate("root checks PINs without secureroom-helper"))
         }
         let asked = UserName.quoted(arguments[2])
         guard let user = try? UserName(arguments[2]), user.accountID() == caller,

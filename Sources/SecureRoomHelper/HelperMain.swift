@@ -7,6 +7,11 @@ import Glibc
 import SecureRoomCore
 import SecureRoomProgramSupport
 
+/// The helper's answers are English on the wire (it never sets a locale). Texts marked
+/// with `translate` are in the message catalogue, so its caller shows them in the user's
+/// language (docs/DESIGN.md §13).
+private let translate = Translation.english
+
 /// secureroom-helper, installed setuid root: lets a caller without root (a screen
 /// locker, `secureroom change` run by a user) check or change **its own** PIN, under
 /// the same lockout as the PAM module, because the code is the same (LocalPINAuthority).
@@ -93,7 +98,7 @@ enum HelperMain {
             return .rejected(reason)
         } catch PINEntry.Failure.endOfInput {
             SystemLog.notice("refused uid \(caller): no PIN on standard input")
-            return .refused("no PIN on standard input")
+            return .refused(translate("no PIN on standard input"))
         } catch PINEntry.Failure.timedOut(let seconds) {
             SystemLog.notice("refused uid \(caller): no PIN within \(seconds) s of 'ready' (nothing counted)")
             return .refused("no PIN within \(seconds) s")
@@ -105,7 +110,7 @@ enum HelperMain {
             return .tpm(problem)
         } catch SecureRoomError.changedConcurrently(let user) {
             SystemLog.notice("refused uid \(caller): the PIN of \(user) changed meanwhile (nothing written)")
-            return .refused("your PIN was set or changed meanwhile; nothing was written")
+            return .refused(translate("your PIN was set or changed meanwhile; nothing was written"))
         } catch SecureRoomError.passwordFirst(let user) {
             SystemLog.notice(
                 "refused uid \(caller): \(user) has not logged in with the password since boot (password_first)")
@@ -128,7 +133,7 @@ enum HelperMain {
     private static func requireChannel() throws {
         guard sr_helper_startup_ran() == 1 else { throw SecureRoomError.helperFailed("startup sanitising did not run") }
         guard isatty(STDIN_FILENO) == 0 else {
-            throw HelperRefusal("standard input is a terminal; the PIN must come from a pipe")
+            throw HelperRefusal(translate("standard input is a terminal; the PIN must come from a pipe"))
         }
         for (descriptor, name) in [(STDIN_FILENO, "input"), (STDOUT_FILENO, "output")] {
             var info = stat()

@@ -17,12 +17,17 @@ public enum PINEntry {
         /// The whole line did not come within `seconds`.
         case timedOut(seconds: Int)
 
-        /// A one-line explanation.
-        public var description: String {
+        /// A one-line explanation, in English (logs).
+        public var description: String { text(.english) }
+
+        /// The explanation in the user's language.
+        public var localizedDescription: String { text(.user) }
+
+        private func text(_ translate: Translation) -> String {
             switch self {
-            case .cancelled: return localized("cancelled")
-            case .endOfInput: return localized("no PIN on standard input")
-            case .timedOut(let seconds): return localized("no answer within {seconds} s", ["seconds": String(seconds)])
+            case .cancelled: return translate("cancelled")
+            case .endOfInput: return translate("no PIN on standard input")
+            case .timedOut(let seconds): return translate("no answer within {seconds} s", ["seconds": String(seconds)])
             }
         }
     }

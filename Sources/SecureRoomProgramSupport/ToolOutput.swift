@@ -24,7 +24,7 @@ public enum ToolOutput {
     public static func message(for error: any Error) -> String? {
         switch error {
         case let error as SecureRoomError: return error.localizedDescription
-        case let error as PINEntry.Failure: return error.description
+        case let error as PINEntry.Failure: return error.localizedDescription
         case let error as HiddenLine.TooLong: return error.description
         default: return nil
         }

@@ -127,7 +127,10 @@ public final class SecretService {
         } catch {
             let failure = Self.failure(for: error)
             if failure.name == BusFailure.failed("").name {
-                log("\(call.interface).\(call.member) failed: \(failure.message)")
+                // The log in English, whatever language the reply is in.
+                log(
+                    "\(call.interface).\(call.member) failed: \((error as? VaultError)?.description ?? failure.message)"
+                )
             }
             connection.reply(to: call, failure: failure)
         }
@@ -139,10 +142,10 @@ public final class SecretService {
         case let failure as BusFailure: return failure
         case let error as VaultError:
             switch error {
-            case .locked: return .isLocked(error.description)
-            case .invalid: return .invalidArguments(error.description)
-            case .noSuchItem, .notFound: return .noSuchObject(error.description)
-            default: return .failed(error.description)
+            case .locked: return .isLocked(error.localizedDescription)
+            case .invalid: return .invalidArguments(error.localizedDescription)
+            case .noSuchItem, .notFound: return .noSuchObject(error.localizedDescription)
+            default: return .failed(error.localizedDescription)
             }
         default: return .failed("\(error)")
         }

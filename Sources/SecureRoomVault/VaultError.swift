@@ -26,29 +26,34 @@ public enum VaultError: Error, Equatable, CustomStringConvertible {
     /// The vault file or its directory is not safely private.
     case insecure(path: String, reason: String)
 
-    /// One line for the user.
-    public var description: String {
+    /// One line, in English: for log lines (`serve`'s).
+    public var description: String { text(.english) }
+
+    /// One line for the user, in their language: tool messages and D-Bus replies.
+    public var localizedDescription: String { text(.user) }
+
+    private func text(_ translate: Translation) -> String {
         switch self {
         case let .locked(user):
-            return localized(
+            return translate(
                 "the vault of {user} is locked; run 'secureroom-vault unlock' (or log in with your PIN)", ["user": user]
             )
         case let .missing(path):
-            return localized("no vault at {path}; run 'secureroom-vault init' first", ["path": path])
-        case let .notFound(title): return localized("no secret titled {title}", ["title": Self.quoted(title)])
-        case .noSuchItem: return localized("no such secret (it may have been removed)")
+            return translate("no vault at {path}; run 'secureroom-vault init' first", ["path": path])
+        case let .notFound(title): return translate("no secret titled {title}", ["title": Self.quoted(title)])
+        case .noSuchItem: return translate("no such secret (it may have been removed)")
         case let .exists(title):
-            return localized(
+            return translate(
                 "a secret titled {title} exists already (use --replace to overwrite it)", ["title": Self.quoted(title)])
         case let .wrongKey(path):
-            return localized(
+            return translate(
                 "{path} was sealed with another key than the unlocked one (vault replaced or file copied from "
                     + "elsewhere)", ["path": path])
-        case let .damaged(detail): return localized("the vault is damaged: {problem}", ["problem": detail])
+        case let .damaged(detail): return translate("the vault is damaged: {problem}", ["problem": detail])
         case let .invalid(detail): return detail
         case let .database(path, message): return "\(path): \(message)"
         case let .insecure(path, reason):
-            return localized("refusing {path}: {reason}", ["path": path, "reason": reason])
+            return translate("refusing {path}: {reason}", ["path": path, "reason": reason])
         }
     }
 

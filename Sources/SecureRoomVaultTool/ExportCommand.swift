@@ -37,7 +37,7 @@ struct ExportCommand: ParsableCommand {
             let secrets = try store.secrets().sorted { $0.title.utf8.lexicographicallyPrecedes($1.title.utf8) }
             var text = try JSONOutput.text(secrets.map(ExportedSecret.init), pretty: true) + "\n"
             try text.withUTF8 { try writeOutput(UnsafeRawBufferPointer($0)) }
-            printError("exported \(secrets.count) secret\(secrets.count == 1 ? "" : "s")")
+            printError(localized("exported {count} secret", plural: "exported {count} secrets", count: secrets.count))
         }
     }
 }

@@ -19,7 +19,7 @@ struct ImportCommand: ParsableCommand {
         abstract: "Store secrets from JSON, a pass store, a KeePassXC export or a running Secret Service.",
         discussion: """
             --from json (the default) reads an array of objects, at most 256 MiB, from \
-            standard input, as 'export' writes them: "title", then the value as "value" \
+            the file named, else standard input, as 'export' writes them: "title", then the value as "value" \
             (stored as the UTF-8 of the string) or "value_base64" (any bytes), and optionally \
             "label", "content_type" and "attributes" (an object of strings), which Secret \
             Service clients such as secret-tool look secrets up by. Without them a secret has \

@@ -59,7 +59,10 @@ struct InitCommand: ParsableCommand {
             _ = try VaultStore(path: path, dataKey: vaultKey, create: true)
             try keyring.storeFollowingSessions(
                 vaultKey, timeout: configuration.vaultTimeout, in: SessionCounter(path: configuration.sessionDirectory))
-            print("Vault set up: \(path) (unlocked for \(DurationText.spoken(configuration.vaultTimeout))).")
+            print(
+                localized(
+                    "Vault set up: {path} (unlocked for {duration}).",
+                    ["path": path, "duration": DurationText.spoken(configuration.vaultTimeout)]))
         }
     }
 
@@ -71,6 +74,6 @@ struct InitCommand: ParsableCommand {
                 throw SecureRoomError.system(operation: "rename", path: path + extra, errno: errno)
             }
         }
-        if access(path + suffix, F_OK) == 0 { print("Old vault moved to \(path + suffix).") }
+        if access(path + suffix, F_OK) == 0 { print(localized("Old vault moved to {path}.", ["path": path + suffix])) }
     }
 }

@@ -15,9 +15,9 @@ let failureReport = FailureReport(program: "secureroom-vault") { error in
     if let failure = error as? BusFailure { return (failure.message, ExitStatus.failure) }
     guard let error = error as? VaultError else { return nil }
     switch error {
-    case .locked: return (error.description, ExitStatus.locked)
-    case .notFound: return (error.description, ExitStatus.notFound)
-    default: return (error.description, ExitStatus.failure)
+    case .locked: return (error.localizedDescription, ExitStatus.locked)
+    case .notFound: return (error.localizedDescription, ExitStatus.notFound)
+    default: return (error.localizedDescription, ExitStatus.failure)
     }
 }
 
@@ -53,16 +53,19 @@ func vaultState(of user: UserName, _ configuration: Configuration) throws -> Vau
 func reportFailedCheck(_ outcome: PINVerifier.Outcome, user: UserName) throws -> Never {
     switch outcome {
     case .notEnrolled:
-        printError("\(user) has no PIN; create one with 'secureroom enrol' (or ask an administrator)")
+        printError(
+            localized(
+                "{user} has no PIN; create one with 'secureroom enrol' (or ask an administrator)",
+                ["user": user.rawValue]))
         throw ExitStatus.failure
     case .locked:
-        printError(Messages.text(for: outcome) ?? "your PIN is locked")
+        printError(Messages.text(for: outcome) ?? localized("your PIN is locked (too many failed attempts)"))
         throw ExitStatus.locked
     case .incorrect, .repeatedIncorrect:
-        printError(Messages.text(for: outcome) ?? "Incorrect PIN.")
+        printError(Messages.text(for: outcome) ?? localized("Incorrect PIN."))
         throw ExitStatus.wrongPIN
     case .success:
-        printError("the vault key was not returned; see the system log")
+        printError(localized("the vault key was not returned; see the system log"))
         throw ExitStatus.failure
     }
 }

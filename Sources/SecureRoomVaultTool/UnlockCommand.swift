@@ -62,7 +62,10 @@ struct UnlockCommand: ParsableCommand {
                 printError(localized("your PIN is locked (too many failed attempts)"))
                 throw ExitStatus.locked
             default:
-                printError("PAM service \(PAMUnlock.service): \(PAMUnlock.describe(code)) (details in the system log)")
+                printError(
+                    localized(
+                        "PAM service {service}: {problem} (details in the system log)",
+                        ["service": PAMUnlock.service, "problem": PAMUnlock.describe(code)]))
                 throw ExitStatus.failure
             }
             guard let (_, secondsLeft) = try keyring.load() else {

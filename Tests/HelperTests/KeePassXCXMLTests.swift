@@ -218,7 +218,7 @@ final class KeePassXCXMLTests: XCTestCase {
             ),
             (
                 "entity", Array("<KeePassFile>\n&nbsp;</KeePassFile>".utf8),
-                "2: the entity &nbsp; is refused: only &lt; &gt; &amp; &apos; &quot; are read"
+                "2: an entity is refused: only &lt; &gt; &amp; &apos; &quot; are read"
             ),
             ("utf8", Array("<KeePassFile>\n\n".utf8) + [0xC3, 0x28], "3: the file is not UTF-8"),
             (

@@ -16,7 +16,8 @@
 
 #include <systemd/sd-bus.h>
 
-/* Loads libsystemd.so.0 once per process (thread-safe); 0 when it is loaded. */
+/* Loads libsystemd.so.0 if not yet loaded (thread-safe; a failure is tried again at the next
+ * call); 0 when it is loaded. */
 int sr_sd_bus_load(void);
 
 /* Why it could not be loaded (dlerror(3)'s text); "" once loaded. */

@@ -24,7 +24,8 @@
 /* TSS2_TCTI_RC_LAYER | TSS2_BASE_RC_NOT_IMPLEMENTED, spelled out: Swift imports no shifts. */
 #define SR_TSS2_RC_UNAVAILABLE 0x000A0002U
 
-/* Loads the four libraries once per process (thread-safe); 0 when they are loaded. */
+/* Loads the four libraries if not yet loaded (thread-safe; a failure is tried again at the
+ * next call); 0 when they are loaded. */
 int sr_tss2_load(void);
 
 /* Why they could not be loaded (dlerror(3)'s text); "" once loaded. */

@@ -174,7 +174,9 @@ public enum DurationText {
     public static func adjective(_ seconds: Int64) -> String {
         // TRANSLATORS: as in "a 15-minute delay" ("{count} attempts left before a {delay} delay.").
         if seconds % 3600 == 0 { return localized("{count}-hour", plural: "{count}-hour", count: Int(seconds / 3600)) }
+        // TRANSLATORS: as in "a 15-minute delay".
         if seconds % 60 == 0 { return localized("{count}-minute", plural: "{count}-minute", count: Int(seconds / 60)) }
+        // TRANSLATORS: as in "a 30-second delay".
         return localized("{count}-second", plural: "{count}-second", count: Int(seconds))
     }
 

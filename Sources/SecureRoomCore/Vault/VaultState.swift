@@ -92,9 +92,12 @@ public enum VaultState: Equatable, Sendable {
                     + "recovery key make it open with your PIN again.")
         case .erased(let at, let failures):
             return localized(
-                "Your vault key was erased at {time} after {count} failed PIN attempts (wipe_after); your secrets "
+                "Your vault key was erased at {time} after {count} failed PIN attempt (wipe_after); your secrets "
                     + "are kept and 'secureroom-vault recover' and your recovery key make it open with your PIN again.",
-                ["time": ISO8601.utc(at), "count": String(failures)])
+                plural: "Your vault key was erased at {time} after {count} failed PIN attempts (wipe_after); your "
+                    + "secrets are kept and 'secureroom-vault recover' and your recovery key make it open with your "
+                    + "PIN again.",
+                count: failures, ["time": ISO8601.utc(at)])
         }
     }
 }

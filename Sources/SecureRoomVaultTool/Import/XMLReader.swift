@@ -14,11 +14,16 @@ import SecureRoomVault
 /// any other reference, a character reference to a character XML does not allow, an end
 /// tag that does not match, an element left open, a second root element, a declaration
 /// of another encoding than UTF-8, bytes that are not UTF-8 (or characters XML does not
-/// allow), and elements nested deeper than `maximumDepth`. Line ends become "\n". Text
-/// is gathered in byte buffers that are wiped once they have become `String`s.
+/// allow), elements nested deeper than `maximumDepth`, and more than `maximumElements`.
+/// Line ends become "\n". Text is gathered in byte buffers, wiped once they have become
+/// `String`s; the copies a buffer leaves when it grows, and those `String`s, are not.
 struct XMLReader {
     /// How deeply elements may nest, the root element counting as 1.
     static let maximumDepth = 256
+    /// How many elements a document may have (a KeePassXC export of 10,000 entries has
+    /// about 300,000): each becomes a node, and 256 MiB of "<a/>" would otherwise take
+    /// gigabytes.
+    static let maximumElements = 1 << 21
     /// The longest reference read, "&#x" and ";" included (leading zeros are allowed).
     private static let longestReference = 40
 
@@ -110,6 +115,7 @@ struct XMLReader {
         defer {
             for level in texts.indices { Self.wipe(&texts[level]) }
         }
+        var elements = 1
         let (root, closed) = try startTag()
         if closed { return root }
         open.append(root)
@@ -128,7 +134,9 @@ struct XMLReader {
                 }
                 var node = open.removeLast()
                 var text = texts.removeLast()
-                node.text = String(decoding: text, as: UTF8.self)
+                // Text is kept for elements without children (KeePassXC's values), not the
+                // indentation between a container's children.
+                node.text = node.children.isEmpty ? String(decoding: text, as: UTF8.self) : ""
                 Self.wipe(&text)
                 guard let parent = open.indices.last else { return node }
                 open[parent].children.append(node)
@@ -141,6 +149,10 @@ struct XMLReader {
             case UInt8(ascii: "<"):
                 guard open.count < Self.maximumDepth else {
                     throw failure("elements are nested more than \(Self.maximumDepth) deep")
+                }
+                elements += 1
+                guard elements <= Self.maximumElements else {
+                    throw failure("more than \(Self.maximumElements) elements")
                 }
                 let (child, closed) = try startTag()
                 if closed {
@@ -268,7 +280,8 @@ struct XMLReader {
         case "quot": buffer.append(UInt8(ascii: "\""))
         default:
             guard body.first == UInt8(ascii: "#") else {
-                throw failure("the entity &\(text); is refused: only &lt; &gt; &amp; &apos; &quot; are read")
+                // Not echoed: a malformed value's text (a password) could follow the '&'.
+                throw failure("an entity is refused: only &lt; &gt; &amp; &apos; &quot; are read")
             }
             let hex = body.dropFirst().first == UInt8(ascii: "x")
             let digits = body.dropFirst(hex ? 2 : 1)
