@@ -70,6 +70,9 @@ struct Authentication {
         } catch SecureRoomError.tpm(let problem) {
             call.tell(Messages.tpm(problem))
             throw SecureRoomError.tpm(problem)
+        } catch SecureRoomError.pinLengthChanged(let name, let digits, let configured) {
+            call.tell(Messages.pinLengthChanged(digits: digits, configured: configured))
+            throw SecureRoomError.pinLengthChanged(user: name, digits: digits, configured: configured)
         } catch SecureRoomError.helperRefused(let reason) {
             let told = Localized.lookUp(reason)
             call.tell(

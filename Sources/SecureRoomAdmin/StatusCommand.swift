@@ -12,7 +12,12 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "Show enrolment, failures and lockout for one user or all enrolled users (users: their own).",
         discussion: """
-            JSON (--json) has, per user: user, enrolled, state ("open", "delayed", "disabled", \
+            The PIN column is "yes", "no", "must-change", or "N digits" when the PIN has another \
+            length than digits= asks for now: it cannot be typed until it is set again, and the \
+            module says so instead of asking.
+
+            JSON (--json) has, per user: user, enrolled, digits (the PIN's length, null when \
+            unknown), state ("open", "delayed", "disabled", \
             "password": open, but with password_first the PIN waits for a password login since \
             boot, or "none"), failures (what counts toward deny: the current run, pending \
             attempts, and the past year's failures no right PIN forgave), locked_until (ISO \
@@ -155,6 +160,10 @@ struct UserStatus: Encodable {
     let lastSuccess: Int64?
     let lastFailure: Int64?
     let vault: String
+    /// The PIN's length, nil without a PIN or when not known (a user's own view).
+    let digits: Int?
+    /// Whether `digits=` asks for another length now: the PIN cannot be typed.
+    let lengthDiffers: Bool
     /// The record's argon2 parameters ("m=65536,t=3,p=2"), nil without a PIN.
     let argon2: String?
     /// Whether the configured ones would raise them (re-derived at the next PIN login).
@@ -182,6 +191,8 @@ struct UserStatus: Encodable {
         lastSuccess = nil
         lastFailure = nil
         vault = "unknown"
+        digits = nil
+        lengthDiffers = false
         argon2 = nil
         belowPolicy = false
         belowFloor = false
@@ -200,6 +211,8 @@ struct UserStatus: Encodable {
         corrupt = nil
         lastSuccess = nil
         lastFailure = nil
+        digits = nil
+        lengthDiffers = false
         argon2 = nil
         belowPolicy = false
         belowFloor = false
@@ -229,6 +242,8 @@ struct UserStatus: Encodable {
         failures = policy.status(of: tally, at: now).failures
         lastSuccess = tally.lastSuccess
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
+        digits = credential?.digits
+        lengthDiffers = credential.map { $0.digits != configuration.format.digits } ?? false
         argon2 = credential?.parameters.summary
         belowPolicy = credential.map { configuration.kdf.raises($0.parameters) } ?? false
         belowFloor = credential.map { !configuration.acceptsCost($0.parameters) } ?? false
@@ -257,7 +272,9 @@ struct UserStatus: Encodable {
     static let header = pad(columns.map(\.title), columns)
     static let wideHeader = pad(wideColumns.map(\.title), wideColumns)
 
-    private var pin: String { !enrolled ? "no" : mustChange != nil ? "must-change" : "yes" }
+    private var pin: String {
+        !enrolled ? "no" : lengthDiffers ? "\(digits ?? 0) digits" : mustChange != nil ? "must-change" : "yes"
+    }
 
     /// The row of the 80-column table.
     var row: String {
@@ -287,7 +304,7 @@ struct UserStatus: Encodable {
     var hasWideDetails: Bool { !["none", "bound", "unknown"].contains(tpm) || belowPolicy || belowFloor }
 
     private enum Key: String, CodingKey {
-        case user, enrolled, state, failures, disabled, vault, argon2
+        case user, enrolled, digits, state, failures, disabled, vault, argon2
         case lockedUntil = "locked_until"
         case lastSuccess = "last_success"
         case lastFailure = "last_failure"
@@ -304,6 +321,7 @@ struct UserStatus: Encodable {
         var object = encoder.container(keyedBy: Key.self)
         try object.encode(user.rawValue, forKey: .user)
         try object.encode(enrolled, forKey: .enrolled)
+        try object.encode(digits, forKey: .digits)
         try object.encode(state, forKey: .state)
         try object.encode(failures, forKey: .failures)
         try object.encode(lockedUntil.map(ISO8601.utc), forKey: .lockedUntil)

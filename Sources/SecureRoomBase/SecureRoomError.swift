@@ -51,6 +51,9 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case vaultKeyExists(user: String, recoverable: Bool)
     /// The account's password was not accepted (`secureroom enrol`; PAM's reason).
     case passwordNotAccepted(String)
+    /// The user's PIN has `digits` digits, but `digits=` now asks for `configured`: it
+    /// cannot be typed until it is set again (docs/FORMAT.md §2).
+    case pinLengthChanged(user: String, digits: Int, configured: Int)
     /// `password_first=`: the user's password was not accepted on this machine since boot
     /// (or not recently enough), so the PIN is not asked for; nothing was counted.
     case passwordFirst(user: String)
@@ -100,6 +103,10 @@ extension SecureRoomError: CustomStringConvertible {
         case .invalidRecoveryKey: return translate("a recovery key is 40 digits (eight groups of five)")
         case let .passwordNotAccepted(reason):
             return translate("password not accepted ({reason}); nothing was changed", ["reason": reason])
+        case let .pinLengthChanged(user, digits, configured):
+            return translate(
+                "the PIN of {user} has {digits} digits, but digits={configured}: it cannot be typed until it is "
+                    + "set again", ["user": user, "digits": String(digits), "configured": String(configured)])
         case let .passwordFirst(user):
             return translate(
                 "the PIN of {user} works only after a password login since the computer started (password_first)",

@@ -115,6 +115,11 @@ enum HelperMain {
             SystemLog.notice(
                 "refused uid \(caller): \(user) has not logged in with the password since boot (password_first)")
             return .refused(Messages.passwordFirst)
+        } catch SecureRoomError.pinLengthChanged(let user, let digits, let configured) {
+            SystemLog.notice(
+                "refused uid \(caller): the PIN of \(user) has \(digits) digits, digits=\(configured) (nothing counted)"
+            )
+            return .refused(Messages.pinLengthChanged(digits: digits, configured: configured))
         } catch SecureRoomError.vaultKeyExists(let user, let recoverable) {
             SystemLog.notice("refused uid \(caller): \(user) already has a vault key (nothing counted)")
             return .refused(SecureRoomError.vaultKeyExists(user: user, recoverable: recoverable).description)

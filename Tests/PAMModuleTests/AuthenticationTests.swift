@@ -125,6 +125,32 @@ final class AuthenticationTests: XCTestCase {
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
     }
 
+    /// After digits= changes, a PIN of the old length cannot be typed: the module says so
+    /// instead of asking (nothing counted, the stack goes on to the password), status shows
+    /// its length, and a PIN of the new length works.
+    func testAPINOfAnotherLengthThanDigitsIsRefusedBeforeThePrompt() throws {
+        let sandbox = try Sandbox.enrolled(user, pin: pin)
+        try sandbox.write(sandbox.config, Sandbox.fastKDF + "digits = 6\n", mode: 0o600)
+        let refused = try sandbox.pam(user: user, responses: [pin])
+        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable, "the stack goes on to the password")
+        XCTAssertEqual(refused.prompts, [], "refused before asking")
+        XCTAssertEqual(
+            refused.errors,
+            [
+                "Your PIN has 4 digits, but this computer now asks for 6: use your password, then set a new PIN "
+                    + "with 'secureroom enrol --replace'."
+            ])
+        let status = try sandbox.status(user)
+        XCTAssertEqual(status["failures"] as? Int, 0)
+        XCTAssertEqual(status["digits"] as? Int, 4)
+        let table = try sandbox.cli(["status"])
+        XCTAssertTrue(table.output.contains("\(user)") && table.output.contains("4 digits"), table.output)
+
+        try sandbox.setPIN(user, pin: "482915")
+        XCTAssertEqual(try sandbox.status(user)["digits"] as? Int, 6)
+        XCTAssertEqual(try sandbox.pam(user: user, responses: ["482915"]).code, PAMCode.success)
+    }
+
     func testSuccessClearsTheCount() throws {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
         _ = try sandbox.pam(user: user, responses: ["1111"])

@@ -148,6 +148,15 @@ public enum Messages {
         localized("Use your password: your PIN works after your first password login since the computer started.")
     }
 
+    /// Told instead of the prompt when the user's PIN has another length than `digits=`
+    /// now asks for: it cannot be typed, the password can.
+    public static func pinLengthChanged(digits: Int, configured: Int) -> String {
+        localized(
+            "Your PIN has {digits} digits, but this computer now asks for {configured}: use your password, then set "
+                + "a new PIN with 'secureroom enrol --replace'.",
+            ["digits": String(digits), "configured": String(configured)])
+    }
+
     /// The message for input that is not a PIN of the configured form.
     public static func malformed(digits: Int) -> String {
         localized(

@@ -88,6 +88,10 @@ public struct PINVerifier {
                 reason: "argon2 \(parameters.summary) is below the floor of \(KDFParameters.floorDescription); "
                     + "set the PIN again")
         }
+        if let credential, credential.digits != store.configuration.format.digits {
+            throw SecureRoomError.pinLengthChanged(
+                user: user.rawValue, digits: credential.digits, configured: store.configuration.format.digits)
+        }
         let decoy = credential == nil ? try store.tpmDecoy() : nil
         if case .pinIndex(let binding)? = credential?.binding {
             try Self.requireCounter(binding, TPMChip(store.configuration))
