@@ -59,7 +59,7 @@ let package = Package(
             linkerSettings: [.linkedLibrary("crypto")]),
         // tpm2-tss ESAPI (Debian: libtss2-dev: esys, mu, rc, tctildr), opened with dlopen at
         // the first TPM call: its headers, and one-line forwarders (docs/DESIGN.md §2).
-        .target(name: "CTSS2"),
+        .target(name: "CTSS2", dependencies: ["CSecureRoomSystem"]),
         // What every other target builds on, without libargon2 or tss2: secret bytes,
         // sealing (libcrypto), hex, file descriptors, user names, time, the error type.
         .target(
@@ -112,7 +112,7 @@ let package = Package(
             dependencies: ["SecureRoomBase", "CSQLite"]),
         // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on,
         // opened with dlopen at its first call (its header, and one-line forwarders).
-        .target(name: "CSDBus"),
+        .target(name: "CSDBus", dependencies: ["CSecureRoomSystem"]),
         // The Secret Service's transfer algorithm (DH group 2, AES-128-CBC) from libcrypto.
         .target(
             name: "CSecureRoomTransferCrypto",

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #include "CSDBus.h"
+#include "CSecureRoomSystem.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 
 /* Every sd-bus function SecureRoom calls. */
@@ -64,42 +64,29 @@ static struct {
 #undef SR_POINTER
 } fn;
 
-/* Loaded for good once `ready` is set; a failed load is tried again at the next call. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int ready;
-static char error[256] = "libsystemd is not loaded";
-
-/* One try, under `lock`: the library and every symbol, or nothing kept open. */
-static void load(void)
+/* Opens libsystemd and resolves every function, or leaves nothing open. */
+static int load(struct sr_lazy_library *library)
 {
-    void *library = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-        snprintf(error, sizeof error, "%s", dlerror());
-        return;
-    }
-#define SR_RESOLVE(name)                                                            \
-    if (!(fn.name = (__typeof__(fn.name))dlsym(library, #name))) {                  \
-        snprintf(error, sizeof error, "libsystemd.so.0: no symbol %s", #name);      \
-        dlclose(library);                                                           \
-        return;                                                                     \
+    void *handle = sr_lazy_open(library, "libsystemd.so.0");
+    if (!handle) return -1;
+#define SR_RESOLVE(name)                                                                 \
+    if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                        \
+        snprintf(library->error, sizeof library->error, "libsystemd.so.0: no symbol %s", #name); \
+        dlclose(handle);                                                                 \
+        return -1;                                                                       \
     }
     SR_SD_BUS_FUNCTIONS(SR_RESOLVE)
 #undef SR_RESOLVE
-    __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+    return 0;
 }
 
-static int loaded(void)
-{
-    if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 1;
-    pthread_mutex_lock(&lock);
-    if (!ready) load();
-    pthread_mutex_unlock(&lock);
-    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
-}
+static struct sr_lazy_library libsystemd = SR_LAZY_LIBRARY(load, "libsystemd is not loaded");
+
+static int loaded(void) { return sr_lazy_ready(&libsystemd); }
 
 int sr_sd_bus_load(void) { return loaded() ? 0 : -1; }
 
-const char *sr_sd_bus_load_error(void) { return loaded() ? "" : error; }
+const char *sr_sd_bus_load_error(void) { return loaded() ? "" : libsystemd.error; }
 
 int sr_sd_bus_add_fallback(
     sd_bus *bus, sd_bus_slot **slot, const char *prefix, sd_bus_message_handler_t callback,

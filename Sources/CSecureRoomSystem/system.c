@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>   /* renameat2, RENAME_NOREPLACE */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <libintl.h>
 #include <locale.h>
@@ -156,3 +157,19 @@ const char *sr_dngettext(const char *domain, const char *msgid, const char *plur
     return dngettext(domain, msgid, plural, count);
 }
 int sr_set_message_locale(void) { return setlocale(LC_MESSAGES, "") ? 0 : -1; }
+
+int sr_lazy_ready(struct sr_lazy_library *library)
+{
+    if (__atomic_load_n(&library->ready, __ATOMIC_ACQUIRE)) return 1;
+    pthread_mutex_lock(&library->lock);
+    if (!library->ready && library->load(library) == 0) __atomic_store_n(&library->ready, 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&library->lock);
+    return __atomic_load_n(&library->ready, __ATOMIC_ACQUIRE);
+}
+
+void *sr_lazy_open(struct sr_lazy_library *library, const char *soname)
+{
+    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) snprintf(library->error, sizeof library->error, "%s", dlerror());
+    return handle;
+}

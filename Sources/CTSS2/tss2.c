@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #include "CTSS2.h"
+#include "CSecureRoomSystem.h"
 
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 
 /* Every tpm2-tss function SecureRoom calls, with the library that has it. */
@@ -57,56 +57,35 @@ static struct {
 #undef SR_POINTER
 } fn;
 
-/* Loaded for good once `ready` is set; a failed load is tried again at the next call (a
- * module lives as long as its host: a passing EMFILE must not end bound PINs there). */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int ready;
-static char error[256] = "tpm2-tss is not loaded";
-
-/* dlopen(3) of SONAME for the life of the process; NULL with `error` set on failure. */
-static void *open_library(const char *soname)
+/* Opens the four libraries and resolves every function, or leaves nothing open. */
+static int load(struct sr_lazy_library *library)
 {
-    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!handle) snprintf(error, sizeof error, "%s", dlerror());
-    return handle;
-}
-
-/* One try, under `lock`: every library and symbol, or nothing kept open. */
-static void load(void)
-{
-    void *esys = open_library("libtss2-esys.so.0");
-    void *mu = esys ? open_library("libtss2-mu.so.0") : NULL;
-    void *rc = mu ? open_library("libtss2-rc.so.0") : NULL;
-    void *tctildr = rc ? open_library("libtss2-tctildr.so.0") : NULL;
+    void *esys = sr_lazy_open(library, "libtss2-esys.so.0");
+    void *mu = esys ? sr_lazy_open(library, "libtss2-mu.so.0") : NULL;
+    void *rc = mu ? sr_lazy_open(library, "libtss2-rc.so.0") : NULL;
+    void *tctildr = rc ? sr_lazy_open(library, "libtss2-tctildr.so.0") : NULL;
     int complete = tctildr != NULL;
-#define SR_RESOLVE(library, name)                                                   \
-    if (complete && !(fn.name = (__typeof__(fn.name))dlsym(library, #name))) {      \
-        snprintf(error, sizeof error, "%s: no symbol %s", #library, #name);         \
-        complete = 0;                                                               \
+#define SR_RESOLVE(handle, name)                                                        \
+    if (complete && !(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {           \
+        snprintf(library->error, sizeof library->error, "%s: no symbol %s", #handle, #name); \
+        complete = 0;                                                                   \
     }
     SR_TSS2_FUNCTIONS(SR_RESOLVE)
 #undef SR_RESOLVE
-    if (complete) {
-        __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-        return;
-    }
+    if (complete) return 0;
     void *handles[] = {tctildr, rc, mu, esys};
     for (size_t i = 0; i < sizeof handles / sizeof handles[0]; i++)
         if (handles[i]) dlclose(handles[i]);
+    return -1;
 }
 
-static int loaded(void)
-{
-    if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) return 1;
-    pthread_mutex_lock(&lock);
-    if (!ready) load();
-    pthread_mutex_unlock(&lock);
-    return __atomic_load_n(&ready, __ATOMIC_ACQUIRE);
-}
+static struct sr_lazy_library tss2 = SR_LAZY_LIBRARY(load, "tpm2-tss is not loaded");
+
+static int loaded(void) { return sr_lazy_ready(&tss2); }
 
 int sr_tss2_load(void) { return loaded() ? 0 : -1; }
 
-const char *sr_tss2_load_error(void) { return loaded() ? "" : error; }
+const char *sr_tss2_load_error(void) { return loaded() ? "" : tss2.error; }
 
 TSS2_RC sr_Esys_Create(
     ESYS_CONTEXT *esysContext, ESYS_TR parentHandle, ESYS_TR shandle1, ESYS_TR shandle2,

@@ -109,3 +109,17 @@ public struct Translation: Sendable {
         looksUp ? Localized.text(message, values) : Localized.substitute(values.map { $0 }, in: message)
     }
 }
+
+/// A text both logged and shown (an error's, a refusal's), written once for a
+/// `Translation`: `description` is the English of log lines; each conforming type also
+/// declares `localizedDescription` as `text(.user)` (a member of its own, which wins over
+/// Foundation's `Error.localizedDescription` where Foundation is imported).
+public protocol TranslatableDescription: CustomStringConvertible {
+    /// The text in `translate`'s language.
+    func text(_ translate: Translation) -> String
+}
+
+extension TranslatableDescription {
+    /// The text in English, for log lines.
+    public var description: String { text(.english) }
+}

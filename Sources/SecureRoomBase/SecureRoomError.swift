@@ -59,14 +59,13 @@ public enum SecureRoomError: Error, Equatable, Sendable {
     case passwordFirst(user: String)
 }
 
-extension SecureRoomError: CustomStringConvertible {
-    /// A one-line explanation for logs; never contains a PIN.
-    public var description: String { text(.english) }
-
+extension SecureRoomError: TranslatableDescription {
     /// The explanation in the user's language, for a tool's error message.
     public var localizedDescription: String { text(.user) }
 
-    private func text(_ translate: Translation) -> String {
+    /// A one-line explanation (`description` for logs, `localizedDescription` for a tool's
+    /// error message); never contains a PIN.
+    public func text(_ translate: Translation) -> String {
         switch self {
         case let .insecure(path, reason):
             return translate("refusing {path}: {reason}", ["path": path, "reason": reason])

@@ -9,7 +9,7 @@ import SecureRoomCore
 /// when standard input is a pipe or file (provisioning scripts, tests).
 public enum PINEntry {
     /// Why no PIN was read.
-    public enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, TranslatableDescription {
         /// The user pressed Ctrl-C, Ctrl-D or Escape.
         case cancelled
         /// Standard input ended before a line was read.
@@ -17,13 +17,11 @@ public enum PINEntry {
         /// The whole line did not come within `seconds`.
         case timedOut(seconds: Int)
 
-        /// A one-line explanation, in English (logs).
-        public var description: String { text(.english) }
-
         /// The explanation in the user's language.
         public var localizedDescription: String { text(.user) }
 
-        private func text(_ translate: Translation) -> String {
+        /// A one-line explanation.
+        public func text(_ translate: Translation) -> String {
             switch self {
             case .cancelled: return translate("cancelled")
             case .endOfInput: return translate("no PIN on standard input")

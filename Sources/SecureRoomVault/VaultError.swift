@@ -4,7 +4,7 @@
 import SecureRoomBase
 
 /// What can go wrong with a vault, each with a message that says what to do.
-public enum VaultError: Error, Equatable, CustomStringConvertible {
+public enum VaultError: Error, Equatable, TranslatableDescription {
     /// No unlocked key in the keyring.
     case locked(user: String)
     /// The vault file does not exist yet.
@@ -26,13 +26,12 @@ public enum VaultError: Error, Equatable, CustomStringConvertible {
     /// The vault file or its directory is not safely private.
     case insecure(path: String, reason: String)
 
-    /// One line, in English: for log lines (`serve`'s).
-    public var description: String { text(.english) }
-
     /// One line for the user, in their language: tool messages and D-Bus replies.
     public var localizedDescription: String { text(.user) }
 
-    private func text(_ translate: Translation) -> String {
+    /// One line: `description` for log lines (`serve`'s), `localizedDescription` for tool
+    /// messages and D-Bus replies.
+    public func text(_ translate: Translation) -> String {
         switch self {
         case let .locked(user):
             return translate(

@@ -10,6 +10,7 @@
 #define CSECUREROOM_SYSTEM_H
 
 #include <stddef.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/types.h>
@@ -105,5 +106,21 @@ const char *sr_dngettext(const char *domain, const char *msgid, const char *plur
 
 /* setlocale(3) of LC_MESSAGES from the environment: a tool's messages in the user's language. */
 int sr_set_message_locale(void);
+
+/* A library opened on first use with dlopen(3), as CTSS2 and CSDBus open tpm2-tss and
+ * sd-bus. `load` opens and resolves everything (sr_lazy_open records why an open failed;
+ * it may write `error` itself) and returns 0, or leaves nothing open and returns -1.
+ * sr_lazy_ready runs it under `lock` until it has succeeded once (a failure is tried again
+ * at the next call: a module lives as long as its host, and one EMFILE must not end its
+ * use of the library) and says whether it has. */
+struct sr_lazy_library {
+    pthread_mutex_t lock;
+    int ready;
+    int (*load)(struct sr_lazy_library *library);
+    char error[256];
+};
+#define SR_LAZY_LIBRARY(load, unloaded) {PTHREAD_MUTEX_INITIALIZER, 0, (load), (unloaded)}
+int sr_lazy_ready(struct sr_lazy_library *library);
+void *sr_lazy_open(struct sr_lazy_library *library, const char *soname);
 
 #endif

@@ -214,42 +214,22 @@ private final class HelperProcess {
         }
         socket = pair[0]
         defer { close(pair[1]) }
-        var launched: pid_t = 0
-        let result = Self.spawn(path: path, arguments: arguments, childEnd: pair[1], pid: &launched)
-        guard result == 0, launched > 0 else {
+        // The socket as stdin and stdout, /dev/null as stderr, and an empty environment.
+        switch ChildProcess.spawn(
+            [path] + arguments, executable: path,
+            standard: [
+                STDIN_FILENO: .descriptor(pair[1]), STDOUT_FILENO: .descriptor(pair[1]),
+                STDERR_FILENO: .file("/dev/null", flags: O_WRONLY),
+            ], environment: [])
+        {
+        case .success(let launched): pid = launched
+        case .failure(let failure):
             close(pair[0])
-            throw SecureRoomError.helperFailed(
-                "cannot run \(path): \(String(cString: strerror(result == 0 ? ECHILD : result)))")
+            throw SecureRoomError.helperFailed("cannot run \(path): \(String(cString: strerror(failure.errno)))")
         }
-        pid = launched
     }
 
     deinit { finish() }
-
-    /// posix_spawn with the socket as stdin and stdout, /dev/null as stderr, no other
-    /// descriptors, no blocked signals and an empty environment. Returns 0 or an errno.
-    private static func spawn(path: String, arguments: [String], childEnd: Int32, pid: inout pid_t) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawnattr_init(&attributes)
-        defer {
-            posix_spawn_file_actions_destroy(&actions)
-            posix_spawnattr_destroy(&attributes)
-        }
-        let setup = [
-            posix_spawn_file_actions_adddup2(&actions, childEnd, STDIN_FILENO),
-            posix_spawn_file_actions_adddup2(&actions, childEnd, STDOUT_FILENO),
-            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0),
-            sr_spawn_addclosefrom(&actions, 3),
-            sr_spawnattr_unblock_signals(&attributes) == 0 ? 0 : EINVAL,
-        ]
-        if let failure = setup.first(where: { $0 != 0 }) { return failure }
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = [nil]
-        return posix_spawn(&pid, path, &actions, &attributes, argv, &environment)
-    }
 
     /// The next reply line (without its newline), split after `success` into the public
     /// text and the key material (`HelperSecrets`), which never passes through a String.

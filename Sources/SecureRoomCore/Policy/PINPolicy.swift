@@ -5,19 +5,17 @@
 /// (1111, 1234, 1357, 9876, 7890 — each digit the previous plus a fixed step, mod 10).
 public struct PINPolicy: Sendable {
     /// Why a PIN is refused.
-    public enum Rejection: Equatable, Sendable, CustomStringConvertible {
+    public enum Rejection: Equatable, Sendable, TranslatableDescription {
         /// The PIN is on the blocklist.
         case blocklisted
         /// Each digit is the previous one plus `step` (mod 10).
         case constantStep(Int)
 
-        /// A short reason, for log lines.
-        public var description: String { reason(.english) }
+        /// The reason in the user's language.
+        public var localizedDescription: String { text(.user) }
 
-        /// A short reason, for people.
-        public var localizedDescription: String { reason(.user) }
-
-        private func reason(_ translate: Translation) -> String {
+        /// A short reason.
+        public func text(_ translate: Translation) -> String {
             switch self {
             case .blocklisted: return translate("on the list of commonly chosen PINs")
             case .constantStep(0): return translate("repeats one digit")
