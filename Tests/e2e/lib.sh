@@ -39,6 +39,9 @@
 #   outer_prerequisites  more checks after the tools (die on a missing one)
 #   outer_snapshot       record more "before" state, right after the digest
 #   outer_header         more "# ..." lines after "# module:" and "# cli:"
+#   outer_launch         run the inner run; its status is the inner run's (default: this
+#                        script inside scripts/lib/sandbox "${E2E_SANDBOX[@]}", with the
+#                        SR_E2E_* variables e2e_main reads; polkit-agent.sh boots a container)
 #   outer_on_abort       diagnostics when the inner run did not finish
 #   outer_checks         the test's own outer checks (with `tally`), before the cleanup
 #   outer_cleanup        stop what the test may have left (also run by the EXIT trap)
@@ -235,9 +238,7 @@ outer_main() {
     MODULE=$T/artifacts/pam_secureroom.so CLI=$T/artifacts/secureroom
     outer_header
     local rc=0
-    SR_E2E_INNER=1 SR_E2E_T="$T" SR_E2E_SOCK="$SOCK" SR_E2E_OUTER_PID=$$ \
-        SECUREROOM_MODULE="$MODULE" SECUREROOM_CLI="$CLI" \
-        "$REPO/scripts/lib/sandbox" "${E2E_SANDBOX[@]}" -- /bin/bash "$SELF" || rc=$?
+    outer_launch || rc=$?
 
     # Counters written by the inner run (absent if it died early).
     local complete=0
@@ -271,6 +272,13 @@ outer_main() {
     echo "1..$N"
     echo "$PASS passed, $FAIL failed"
     [ "$FAIL" -eq 0 ]
+}
+
+# The inner run: this script again, inside scripts/lib/sandbox, told by its environment.
+outer_launch() {
+    SR_E2E_INNER=1 SR_E2E_T="$T" SR_E2E_SOCK="$SOCK" SR_E2E_OUTER_PID=$$ \
+        SECUREROOM_MODULE="$MODULE" SECUREROOM_CLI="$CLI" \
+        "$REPO/scripts/lib/sandbox" "${E2E_SANDBOX[@]}" -- /bin/bash "$SELF"
 }
 
 # ---------------------------------------------------------------------------------------

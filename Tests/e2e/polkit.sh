@@ -53,13 +53,9 @@
 #   turns echo off), types the answer with tmux send-keys, and reads pkexec's exit
 #   status from the window. Counters come from `secureroom status --json`.
 #
-# Not covered here: a graphical agent (polkit-gnome-authentication-agent-1, lxpolkit).
-#   Both register for the caller's login session (polkit_unix_session_new_for_process_sync,
-#   which asks sd_pid_get_session: the process's systemd cgroup), and polkitd checks that
-#   session through systemd-logind's records. The test's namespaces have no logind, so
-#   neither can register (polkit-gnome exits "Unable to determine the session we are in:
-#   No session for pid N"; lxpolkit shows the error and waits) unless logind's records
-#   were faked, and then it would no longer test the real stack.
+# A graphical agent (polkit-gnome-authentication-agent-1) registers for the caller's login
+#   session, which a namespace without systemd-logind does not have: Tests/e2e/polkit-agent.sh
+#   tests it in a booted container instead.
 #
 # Usage (root):  Tests/e2e/polkit.sh
 #   SECUREROOM_MODULE  module to test   (default <repo>/.build/release/pam_secureroom.so)
@@ -81,16 +77,8 @@ set -euo pipefail
 
 HELPER=${SECUREROOM_HELPER:-$REPO/.build/release/secureroom-helper}
 FIXTURES=$REPO/Tests/e2e/fixtures/polkit
-PIN=6193                          # passes the CLI's policy (not a sequence, not blocklisted)
-PASSWORD='Harbour-Violet-47q'     # srpolkit's real password (namespace only)
-WRONG_PASSWORD='not-the-password'
-WRONG_PIN=1357
-LOCKOUT_PINS=(2468 8024 9150)     # distinct, and not WRONG_PIN: a repeated wrong PIN is not counted
-DENY=3
-TEST_USER=srpolkit
-TEST_UID=4290
-PROGRAM=/usr/bin/id               # what pkexec runs as root (the rule allows only this)
-ACTION=org.freedesktop.policykit.exec
+# shellcheck source=Tests/e2e/fixtures/polkit/cases.sh
+. "$FIXTURES/cases.sh"
 POLKITD=/usr/lib/polkit-1/polkitd
 AGENT_HELPER=/usr/lib/polkit-1/polkit-agent-helper-1
 ACTIONS_FILE=/usr/share/polkit-1/actions/org.freedesktop.policykit.policy

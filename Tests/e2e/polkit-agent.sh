@@ -1,0 +1,428 @@
+#!/usr/bin/env bash
+# Tests/e2e/polkit-agent.sh — end-to-end test of the PIN through a graphical polkit agent:
+# polkit-gnome-authentication-agent-1 on Xvfb, registered for a real systemd-logind
+# session, answered by xdotool, in a booted Debian container (systemd-nspawn).
+#
+# What it proves
+#   * a graphical agent needs the caller's login session: it registers for the session
+#     sd_pid_get_session names, and polkitd asks that session's agent. Here the session is
+#     real: systemd is PID 1 of the container, systemd-logind opens the session for the
+#     test user srpolkit (pam_systemd in Debian's PAM service login, started as a unit
+#     with PAMName=login), and polkitd's journal says the agent registered for it;
+#   * pkexec (`pkexec --disable-internal-agent /usr/bin/id -u`, run in that session) makes
+#     polkitd ask the agent; its dialog runs Debian's setuid polkit-agent-helper-1, which
+#     runs the PAM service polkit-1 = `@include common-auth-pin` (the module's absolute
+#     path, helper= naming no file) before the stack polkitd ships;
+#   * what the dialog shows is read from its accessibility tree (AT-SPI, at-spi2-core;
+#     Tests/e2e/atspi-dialog.py): the exact prompt and message texts, no screenshot;
+#   * the right PIN: the dialog's prompt is the module's "PIN: ", polkitd says
+#     "successfully authenticated", pkexec runs the program as root (prints 0, exit 0),
+#     nothing is counted;
+#   * a wrong PIN: counted (failures 1); the module's message ("Incorrect PIN. 2 attempts
+#     left before the PIN is disabled.") shows in the dialog under pam_unix's "Password:";
+#     a wrong password brings the agent's "Authentication Failure" and a new "PIN: ";
+#     Cancel ends pkexec ("Request dismissed", exit 126), and nothing more is counted;
+#   * Enter at "PIN: " skips the PIN (not counted, the module's "The PIN must be exactly 4
+#     digits" shows) and the password authenticates;
+#   * lockout (deny=3, no delays): three distinct wrong PINs, each shown and counted, each
+#     attempt cancelled at "Password:"; then the dialog asks for the password at once, with
+#     the module's lockout message, and the password still authenticates;
+#   * nothing outside the container changed (no test user, no leftover nspawn state or
+#     processes, the work directory gone).
+#
+# How
+#   The outer run (root, lib.sh) makes the container's root in $T/root from a Debian root
+#   image: mmdebstrap of the host's release (the host's apt sources) with systemd,
+#   libpam-systemd, dbus, polkitd, pkexec, policykit-1-gnome, xvfb, xdotool,
+#   at-spi2-core and python3-pyatspi, and the libraries the module and tool link, kept
+#   as a tarball under $SR_E2E_IMAGES (default <repo>/.build/e2e-images; named by a
+#   digest of its package list, so a changed list makes a new one). Into that root it
+#   writes the test user (a real SHA-512 password), /etc/pam.d/polkit-1 and
+#   common-auth-pin, /etc/security/secureroom.conf (dir=$T/state, cheap argon2, deny=3,
+#   schedule= empty), the polkit rule (fixtures/polkit/60-secureroom-e2e.rules) and a
+#   unit that runs this script's inner run at boot and powers the container off when it
+#   ends. Then `systemd-nspawn --boot` (private network, --register=no --keep-unit: no
+#   machined or host systemd needed), with $T bound read-write and the checkout
+#   read-only at their own paths; the inner run's output is $T/inner.log, shown after.
+#   The inner run (root in the container) sets the PIN, opens srpolkit's session
+#   (systemd-run --uid=srpolkit -p PAMName=login, session type x11), in which Xvfb, a
+#   D-Bus session bus (dbus-run-session) and the agent start and pkexec runs on each
+#   request written to a fifo; it types with xdotool and reads the dialog with
+#   atspi-dialog.py as srpolkit on that session bus. Counters come from `secureroom
+#   status --json`, polkitd's words from its journal.
+#
+# Usage (root):  Tests/e2e/polkit-agent.sh
+#   SECUREROOM_MODULE, SECUREROOM_CLI   as for the other e2e tests (lib.sh)
+#   SR_E2E_TIMEOUT   seconds to wait for each dialog state, registration or exit (default 15)
+#   SR_E2E_IMAGES    where the root image is kept (default <repo>/.build/e2e-images)
+#   Needs systemd-nspawn (systemd-container), mmdebstrap (and the network, the first time,
+#   unless the image is there), and on the host nothing else of the above.
+#
+# Output is TAP-like ("ok N - ...", "not ok N - ..."), ending with "N passed, M failed".
+# Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools).
+set -euo pipefail
+# SPDX-FileCopyrightText: 2026 SecureRoom authors
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck source=Tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FIXTURES=$REPO/Tests/e2e/fixtures/polkit
+# shellcheck source=Tests/e2e/fixtures/polkit/cases.sh
+. "$FIXTURES/cases.sh"
+AGENT=/usr/lib/policykit-1-gnome/polkit-gnome-authentication-agent-1
+AGENT_NAME=polkit-gnome-authentication-agent-1   # its AT-SPI application name
+DIALOG=Authenticate                              # its dialog's title
+DISPLAY_NUMBER=:7
+# What the root image holds: the container's init and login session, the bus, polkit and
+# the agent, the X server and the test's tools, and the libraries the module and tool need.
+IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,polkitd,pkexec,policykit-1-gnome,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libssl3,libsqlite3-0,libkeyutils1,procps
+IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
+
+E2E_PREFIX=sr-polkit-agent
+E2E_ROOT_REASON="it boots a container with systemd-nspawn"
+E2E_INNER_WHERE="the container"
+E2E_TOOLS+=(systemd-nspawn mmdebstrap tar sha256sum timeout)
+E2E_USERS=("$TEST_USER")
+E2E_UIDS=("$TEST_UID")
+# What the container's root replaces (a path gone wrong would write the host's instead).
+GUARDED=(/etc/passwd /etc/shadow /etc/group /etc/security/secureroom.conf /etc/pam.d/polkit-1
+         /etc/pam.d/common-auth-pin /etc/polkit-1/rules.d/60-secureroom-e2e.rules)
+GUARDED_DIRS=(/etc/pam.d /etc/security /etc/polkit-1 /etc/systemd/system)
+E2E_GUARDED_DESC="${#GUARDED[@]} files; pam.d, security, polkit-1, systemd/system dirs"
+E2E_LEFTOVERS_OK="no work directory, container root or nspawn state left behind"
+E2E_LEFTOVERS_BAD="the work directory %s or nspawn state left behind"
+
+# ---------------------------------------------------------------------------------------
+# Outer run: the hooks lib.sh's outer_main calls.
+# ---------------------------------------------------------------------------------------
+MACHINE="sr-polkit-agent-$$"
+NSPAWN_RUN=/run/systemd/nspawn
+
+outer_prerequisites() {
+    need_password_hashing
+    [ -f "$FIXTURES/60-secureroom-e2e.rules" ] || die "$FIXTURES/60-secureroom-e2e.rules not found"
+    [ -f "$REPO/pam/common-auth-pin" ] || die "pam/common-auth-pin not found"
+    [ -f /etc/os-release ] || die "/etc/os-release not found (which Debian release is this?)"
+}
+outer_snapshot() {
+    image_path
+    NSPAWN_RUN_EXISTED=0
+    [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
+    return 0
+}
+outer_header() {
+    echo "# systemd-nspawn $(systemd-nspawn --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), image: $IMAGE"
+}
+# Processes of the test: those of the test user's uid (the container shares the host's).
+test_processes() {
+    namespace_processes "$TEST_UID"
+    return 0
+}
+outer_checks() {
+    tally_none_left "no process of the container's session (Xvfb, agent, pkexec) left running" \
+                    "processes of the container's session left running"
+}
+outer_on_abort() {
+    if [ -s "$T/boot.log" ]; then tail -n 15 "$T/boot.log" | sed 's/^/#   boot: /'; fi
+}
+# nspawn's own state for this machine; all of it if there was none before.
+outer_cleanup() {
+    if [ "${NSPAWN_RUN_EXISTED:-1}" = 0 ]; then
+        rm -rf "$NSPAWN_RUN"
+    else
+        rm -rf "$NSPAWN_RUN/propagate/$MACHINE"
+    fi
+}
+outer_leftovers() {
+    [ ! -e "$NSPAWN_RUN/propagate/$MACHINE" ] && { [ "$NSPAWN_RUN_EXISTED" = 1 ] || [ ! -e "$NSPAWN_RUN" ]; }
+}
+
+# The root image: made once per package list and release, then reused.
+IMAGE=
+image_path() {
+    local release digest
+    release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    [ -n "$release" ] || die "/etc/os-release names no VERSION_CODENAME"
+    digest=$(printf '%s %s %s\n' "$release" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" | sha256sum | cut -c1-12)
+    IMAGE_RELEASE=$release
+    IMAGE="$IMAGES/polkit-agent-$release-$digest.tar"
+}
+make_image() {
+    [ -f "$IMAGE" ] && return 0
+    install -d -m 0755 "$IMAGES"
+    echo "# making the root image (mmdebstrap $IMAGE_RELEASE; once)"
+    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
+            "$IMAGE_RELEASE" "$IMAGE.partial" > "$T/mmdebstrap.log" 2>&1; then
+        tail -n 20 "$T/mmdebstrap.log" | sed 's/^/#   mmdebstrap: /'
+        rm -f "$IMAGE.partial"
+        die "mmdebstrap of the root image failed"
+    fi
+    mv "$IMAGE.partial" "$IMAGE"
+}
+
+# The container's root: the image, the test user, the PAM stacks, the policy, the rule,
+# and the unit that runs the inner run.
+make_root() {
+    local root=$T/root base
+    install -d -m 0755 "$root"
+    tar -C "$root" -xf "$IMAGE"
+    [ -x "$root$AGENT" ] || die "the image has no $AGENT"
+    chroot "$root" useradd --create-home --uid "$TEST_UID" --comment "SecureRoom e2e (polkit agent)" \
+        --shell /bin/bash "$TEST_USER" || die "useradd $TEST_USER in the container's root failed"
+    chroot "$root" usermod --password "$(hash_password "$PASSWORD")" "$TEST_USER"
+
+    printf '%s\n' "# generated by $E2E_NAME (container only)" \
+        "dir = $T/state" "tpm = off" "argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" \
+        "argon2_below_floor" "deny = $DENY" "schedule =" > "$root/etc/security/secureroom.conf"
+    install -d -m 0755 "$T/bin"
+    stack_file common-auth-pin "$root/etc/pam.d/common-auth-pin" "$T/bin/not-a-helper"
+    base=$root/usr/lib/pam.d/polkit-1
+    [ -f "$root/etc/pam.d/polkit-1" ] && base=$root/etc/pam.d/polkit-1
+    {
+        echo "#%PAM-1.0"
+        echo "# generated by $E2E_NAME (container only): the PIN, then ${base#"$root"}"
+        echo "@include common-auth-pin"
+        grep -vx '#%PAM-1.0' "$base"
+    } > "$root/etc/pam.d/polkit-1.new"
+    mv "$root/etc/pam.d/polkit-1.new" "$root/etc/pam.d/polkit-1"
+    chmod 0644 "$root/etc/pam.d/polkit-1"
+    sed -e "s|@TEST_USER@|$TEST_USER|g" -e "s|@PROGRAM@|$PROGRAM|g" \
+        "$FIXTURES/60-secureroom-e2e.rules" > "$root/etc/polkit-1/rules.d/60-secureroom-e2e.rules"
+    # The AT-SPI reader, where srpolkit can run it whatever the checkout's modes.
+    install -m 0755 "$REPO/Tests/e2e/atspi-dialog.py" "$T/bin/atspi-dialog.py"
+
+    cat > "$root/etc/systemd/system/secureroom-e2e.service" <<UNIT
+[Unit]
+Description=SecureRoom e2e: $E2E_NAME's inner run
+After=multi-user.target
+
+[Service]
+Type=oneshot
+Environment=SR_E2E_INNER=1 "SR_E2E_T=$T" "SECUREROOM_MODULE=$MODULE" "SECUREROOM_CLI=$CLI" SR_E2E_TIMEOUT=$TIMEOUT
+ExecStart=/bin/bash "$SELF"
+StandardOutput=file:$T/inner.log
+StandardError=inherit
+ExecStopPost=/usr/bin/systemctl --no-block poweroff
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+    ln -s /etc/systemd/system/secureroom-e2e.service \
+        "$root/etc/systemd/system/multi-user.target.wants/secureroom-e2e.service"
+}
+
+outer_launch() {
+    make_image
+    make_root
+    : > "$T/inner.log"
+    local rc=0
+    # The whole boot, test and power-off, bounded: each inner wait is TIMEOUT at most.
+    timeout --kill-after=10 $((TIMEOUT * 40)) systemd-nspawn --quiet --boot --directory="$T/root" \
+        --machine="$MACHINE" --register=no --keep-unit --private-network --console=pipe \
+        --bind="$T" --bind-ro="$REPO" > "$T/boot.log" 2>&1 || rc=$?
+    cat "$T/inner.log"
+    return "$rc"
+}
+
+# ---------------------------------------------------------------------------------------
+# Inner run (root in the booted container).
+# ---------------------------------------------------------------------------------------
+SESSION= BUS= LOG_MARK=0 OUT= RC= STEPS=0 SHOWN=()
+
+# polkitd's journal since the attempt began (its lines without prefixes).
+polkitd_log() { journalctl --quiet --no-pager -o cat -u polkit.service 2>/dev/null || true; }
+polkitd_says() { polkitd_log | tail -n "+$((LOG_MARK + 1))" | grep -qE -- "$1"; }
+
+# The dialog as AT-SPI shows it (lines "label<TAB>TEXT", "entry<TAB>(in)sensitive").
+dialog() {
+    [ -n "$BUS" ] || return 0
+    setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --init-groups --reset-env \
+        env DBUS_SESSION_BUS_ADDRESS="$BUS" DISPLAY="$DISPLAY_NUMBER" \
+        "$T/bin/atspi-dialog.py" "$AGENT_NAME" "$DIALOG" 2>/dev/null || true
+}
+x() { DISPLAY=$DISPLAY_NUMBER XAUTHORITY= xdotool "$@"; }
+
+# The session: Xvfb, a session bus, the agent, and pkexec for each line "NAME" in the fifo.
+session_script() {
+    cat <<SCRIPT
+Xvfb $DISPLAY_NUMBER -screen 0 1024x768x24 -nolisten tcp > $T/io/xvfb.log 2>&1 &
+export DISPLAY=$DISPLAY_NUMBER
+for i in \$(seq $((TIMEOUT * 10))); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.1; done
+exec dbus-run-session -- bash -c '
+echo "\$DBUS_SESSION_BUS_ADDRESS" > $T/io/bus.new && mv $T/io/bus.new $T/io/bus
+$AGENT > $T/io/agent.log 2>&1 &
+while read -r name; do
+    pkexec --disable-internal-agent $PROGRAM -u > $T/io/\$name.out 2> $T/io/\$name.err
+    echo \$? > $T/io/\$name.rc.new && mv $T/io/\$name.rc.new $T/io/\$name.rc
+done < $T/io/requests'
+SCRIPT
+}
+
+start_session() {
+    local i
+    install -d -m 1777 "$T/io"
+    mkfifo -m 0622 "$T/io/requests"
+    chown "$TEST_UID:$TEST_UID" "$T/io/requests"
+    session_script > "$T/session.sh"
+    chmod 0644 "$T/session.sh"
+    systemd-run --quiet --unit=secureroom-e2e-session --uid="$TEST_UID" --property=PAMName=login \
+        --setenv=XDG_SESSION_TYPE=x11 --setenv=XDG_SESSION_CLASS=user /bin/bash "$T/session.sh" \
+        || die "systemd-run of $TEST_USER's session failed"
+    exec 9<>"$T/io/requests"     # read-write: opening never waits for the session's reader
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        [ -s "$T/io/bus" ] && polkitd_log | grep -q "Registered Authentication Agent for unix-session:" && break
+        sleep 0.1
+    done
+    SESSION=$(loginctl show-user "$TEST_USER" --property=Sessions --value 2>/dev/null | awk '{ print $1 }')
+    BUS=$(cat "$T/io/bus" 2>/dev/null || true)
+}
+
+# A real logind session of the test user, of type x11 and class user, active.
+session_is_real() {
+    [ "$(cat /proc/1/comm)" = systemd ] && systemctl is-active --quiet systemd-logind.service && [ -n "$SESSION" ] \
+        && [ "$(loginctl show-session "$SESSION" --property=Name --value)" = "$TEST_USER" ] \
+        && [ "$(loginctl show-session "$SESSION" --property=Type --value)" = x11 ] \
+        && [ "$(loginctl show-session "$SESSION" --property=Class --value)" = user ] \
+        && [ "$(loginctl show-session "$SESSION" --property=Active --value)" = yes ]
+}
+agent_registered() {
+    polkitd_log | grep -qE "Registered Authentication Agent for unix-session:$SESSION .*\\[$AGENT\\]"
+}
+
+# ---- one pkexec through the agent's dialog -----------------------------------------------
+# attempt NAME PROMPT ANSWER [PROMPT ANSWER...]: pkexec in the session; for each pair, waits
+# (up to TIMEOUT) until the dialog waits for input at PROMPT ("PIN: ", "Password:") in a
+# state other than the last one, keeps that state in SHOWN[k], then types ANSWER and Enter
+# (CANCEL: Escape, the dialog's Cancel). Then waits for pkexec's exit status (RC; "timeout"
+# if it does not end, after which the dialog is cancelled). STEPS counts the prompts met.
+attempt() {
+    local name=$1 previous= state i
+    shift
+    OUT=$T/io/$name.out RC=timeout STEPS=0 SHOWN=()
+    LOG_MARK=$(polkitd_log | wc -l)
+    echo "$name" >&9
+    while [ $# -ge 2 ]; do
+        state=
+        for (( i = 0; i < TIMEOUT * 10; i++ )); do
+            state=$(dialog)
+            if grep -qxF "label	$1" <<< "$state" && grep -qx 'entry	sensitive' <<< "$state" \
+                    && [ "$state" != "$previous" ]; then
+                break
+            fi
+            state=
+            sleep 0.1
+        done
+        [ -n "$state" ] || break
+        SHOWN+=("$state") previous=$state STEPS=$((STEPS + 1))
+        x search --sync --name "^$DIALOG\$" windowfocus --sync >/dev/null 2>&1 || true
+        if [ "$2" = CANCEL ]; then
+            x key Escape
+        else
+            [ -z "$2" ] || x type --delay 20 -- "$2"
+            x key Return
+        fi
+        shift 2
+    done
+    for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        [ -f "$T/io/$name.rc" ] && break
+        sleep 0.1
+    done
+    if [ -f "$T/io/$name.rc" ]; then
+        RC=$(cat "$T/io/$name.rc")
+    else
+        x search --name "^$DIALOG\$" windowfocus key Escape >/dev/null 2>&1 || true
+    fi
+}
+
+# shown K LINE: the dialog at prompt K (1-based) showed the label LINE, exactly.
+shown() { [ "$STEPS" -ge "$1" ] && grep -qxF "label	$2" <<< "${SHOWN[$(($1 - 1))]}"; }
+# The module's message after wrong PIN K of DENY.
+incorrect_pin_text() {
+    local left=$((DENY - $1))
+    case $left in
+        0) echo "Incorrect PIN. PIN disabled after $DENY failed attempts; ask an administrator." ;;
+        1) echo "Incorrect PIN. 1 attempt left before the PIN is disabled." ;;
+        *) echo "Incorrect PIN. $left attempts left before the PIN is disabled." ;;
+    esac
+}
+err_is() { [ "$(cat "$T/io/$1.err" 2>/dev/null)" = "$2" ]; }
+steps_are() { [ "$STEPS" = "$1" ]; }
+pin_disabled() { status_json | grep -qE '"disabled"[[:space:]]*:[[:space:]]*true'; }
+success_recorded() { status_json | grep -qE '"last_success"[[:space:]]*:[[:space:]]*"'; }
+authenticated() {
+    polkitd_says "Operator of unix-session:$SESSION successfully authenticated as unix-user:$TEST_USER to gain ONE-SHOT authorization for action $ACTION"
+}
+dismissed() { all 'rc_is 126' out_empty "err_is \"\$name\" 'Error executing command as another user: Request dismissed'"; }
+
+check_diagnostics() {
+    local k
+    echo "#   rc=$RC steps=$STEPS failures=$(failures_of) out=$(head -c 40 "$OUT" 2>/dev/null || true)"
+    echo "#   status: $(status_json | tr -d '\n')"
+    for (( k = 0; k < ${#SHOWN[@]}; k++ )); do
+        echo "#   --- dialog at prompt $((k + 1)) ---"
+        printf '%s\n' "${SHOWN[$k]}" | sed 's/^/#   | /'
+    done
+    echo "#   --- dialog now ---"
+    dialog | sed 's/^/#   | /'
+    echo "#   --- polkitd (last lines) ---"
+    polkitd_log | tail -n 6 | sed 's/^/#   | /'
+}
+
+inner_stop() {
+    systemctl stop secureroom-e2e-session.service >/dev/null 2>&1 || true
+}
+
+inner_main() {
+    [ "$(cat /proc/1/comm)" = systemd ] && [ -d /run/systemd/system ] \
+        || die "the inner run belongs in the booted container (PID 1 is $(cat /proc/1/comm))"
+    CLI_CONF=/etc/security/secureroom.conf
+    set_pin "$PIN"
+    start_session
+    local k d name
+
+    check "a real systemd-logind session: $TEST_USER's session ${SESSION:-?} (type x11, class user, active), systemd PID 1" \
+        session_is_real
+    check "the graphical agent ($AGENT_NAME) registered with polkitd for unix-session:${SESSION:-?}" agent_registered
+
+    # --- a. the right PIN ---------------------------------------------------------------
+    name=a; attempt a "PIN: " "$PIN"
+    check "right PIN: the dialog asks 'PIN: ' (the module's prompt); polkitd: successfully authenticated" \
+        all 'steps_are 1' 'shown 1 "PIN: "' authenticated
+    check "right PIN: pkexec runs $PROGRAM as root (prints 0, exit 0); nothing counted, last_success recorded" \
+        all 'rc_is 0' 'out_is 0' 'failures_are 0' success_recorded
+
+    # --- b. a wrong PIN, a wrong password, Cancel -----------------------------------------
+    name=b; attempt b "PIN: " "$WRONG_PIN" "Password:" "$WRONG_PASSWORD" "PIN: " CANCEL
+    check "wrong PIN: counted (failures 1); the dialog shows '$(incorrect_pin_text 1)' under pam_unix's 'Password:'" \
+        all 'steps_are 3' "shown 2 \"\$(incorrect_pin_text 1)\"" 'failures_are 1'
+    check "wrong password: the agent's 'Authentication Failure' and a new 'PIN: '; Cancel: pkexec 'Request dismissed' (126)" \
+        all 'shown 3 "Authentication Failure"' dismissed 'failures_are 1'
+
+    # --- c. Enter at PIN: skips the PIN; the password authenticates -----------------------
+    name=c; attempt c "PIN: " "" "Password:" "$PASSWORD"
+    d="Enter at 'PIN: ': not counted, the module's 'The PIN must be exactly 4 digits' shows"
+    check "$d; the password authenticates and pkexec runs $PROGRAM as root" \
+        all 'steps_are 2' 'shown 2 "The PIN must be exactly 4 digits (0-9)."' authenticated 'rc_is 0' 'out_is 0' \
+            'failures_are 1'
+
+    # --- d. lockout -------------------------------------------------------------------------
+    reset_pin
+    for (( k = 1; k <= DENY; k++ )); do
+        name=d$k; attempt "d$k" "PIN: " "${LOCKOUT_PINS[$((k - 1))]}" "Password:" CANCEL
+        check "lockout: wrong PIN $k/$DENY counted (failures $k), '$(incorrect_pin_text "$k")' shown; Cancel at Password:" \
+            all 'steps_are 2' "failures_are $k" "shown 2 \"\$(incorrect_pin_text $k)\"" dismissed
+    done
+    check "lockout: status --json shows the PIN disabled after $DENY failures" pin_disabled
+
+    name=e; attempt e "Password:" "$PASSWORD"
+    d="PIN disabled: the dialog asks for the password at once, with"
+    check "$d 'PIN disabled after $DENY failed attempts; ask an administrator.'" \
+        all 'steps_are 1' "shown 1 \"PIN disabled after $DENY failed attempts; ask an administrator.\"" \
+            "! shown 1 'PIN: '"
+    check "PIN disabled: the password still authenticates (pkexec runs $PROGRAM, exit 0); nothing counted" \
+        all authenticated 'rc_is 0' 'out_is 0' "failures_are $DENY" pin_disabled
+
+    COMPLETE=1
+}
+
+e2e_main
