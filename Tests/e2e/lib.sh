@@ -88,7 +88,7 @@
 #                              standard socket; the caller made /run/dbus private first. Its
 #                              log $T/log/bus.log; sets BUS_PID; dies unless it answers
 #   system_bus_call METHOD ARG...  a call to that bus's own org.freedesktop.DBus
-#   set_pin PIN [SET OPTIONS...] STATE=$T/state: secureroom init, set TEST_USER's PIN, check
+#   set_pin PIN [SET OPTIONS...] in STATE (default $T/state): secureroom init, set TEST_USER's PIN, check
 #   status_json [USER], failures_of [USER], failures_are N, reset_pin
 #   tmux_ ARGS...              tmux on the test's private server (tmux -L $SOCK)
 #   start_tmux                 its session; panes stay after their command exits
@@ -489,10 +489,10 @@ sink_login_records() {
     done
 }
 
-# set_pin PIN [SET OPTIONS...]: the state directory $T/state and TEST_USER's PIN.
+# set_pin PIN [SET OPTIONS...]: the state directory (STATE, default $T/state) and TEST_USER's PIN.
 set_pin() {
     local pin=$1; shift
-    STATE="$T/state"
+    STATE=${STATE:-$T/state}
     "$CLI" init --dir "$STATE" --config "$CLI_CONF" >/dev/null || die "secureroom init --dir $STATE failed"
     printf '%s\n' "$pin" | "$CLI" set "$TEST_USER" --stdin --dir "$STATE" --config "$CLI_CONF" "$@" >/dev/null \
         || die "secureroom set $TEST_USER failed"

@@ -27,23 +27,33 @@
 #   * lockout (deny=3, no delays): three distinct wrong PINs, each shown and counted, each
 #     attempt cancelled at "Password:"; then the dialog asks for the password at once, with
 #     the module's lockout message, and the password still authenticates;
+#   * with SR_E2E_RELEASE=forky (polkit 128 and mate-polkit, polkit-gnome's fork), polkit
+#     runs polkit-agent-helper-1 as the sandboxed polkit-agent-helper@.service: without
+#     the package's drop-in (pam/polkit-agent-helper.conf) the module cannot count there
+#     (read-only state directory) and the right PIN does not open; with it every case
+#     above holds, and the journal shows the PIN checked inside that service (on Debian
+#     12: inside the setuid helper in the user's session);
 #   * nothing outside the container changed (no test user, no leftover nspawn state or
 #     processes, the work directory gone).
 #
 # How
 #   The outer run (root, lib.sh) makes the container's root in $T/root from a Debian root
-#   image: mmdebstrap of the host's release (the host's apt sources) with systemd,
-#   libpam-systemd, dbus, polkitd, pkexec, policykit-1-gnome, xvfb, xdotool,
+#   image: mmdebstrap of the release (the host's, or SR_E2E_RELEASE) with systemd,
+#   libpam-systemd, dbus, polkitd, pkexec, a graphical agent, xvfb, xdotool,
 #   at-spi2-core and python3-pyatspi, and the libraries the module and tool link, kept
 #   as a tarball under $SR_E2E_IMAGES (default <repo>/.build/e2e-images; named by a
-#   digest of its package list, so a changed list makes a new one). Into that root it
-#   writes the test user (a real SHA-512 password), /etc/pam.d/polkit-1 and
-#   common-auth-pin, /etc/security/secureroom.conf (dir=$T/state, cheap argon2, deny=3,
-#   schedule= empty), the polkit rule (fixtures/polkit/60-secureroom-e2e.rules) and a
-#   unit that runs this script's inner run at boot and powers the container off when it
-#   ends. Then `systemd-nspawn --boot` (private network, --register=no --keep-unit: no
-#   machined or host systemd needed), with $T bound read-write and the checkout
-#   read-only at their own paths; the inner run's output is $T/inner.log, shown after.
+#   digest of release, mirror and package list, so a changed list makes a new one).
+#   Into that root it installs the module where the package puts it (and the package's
+#   drop-in, where polkit has the helper service), and writes the test user (a real
+#   SHA-512 password), /etc/pam.d/polkit-1 and common-auth-pin,
+#   /etc/security/secureroom.conf (the default state directory, cheap argon2, deny=3,
+#   schedule= empty), the polkit rule (fixtures/polkit/60-secureroom-e2e.rules), polkitd
+#   at log level info (124 and later log less by default) and a unit that runs this
+#   script's inner run at boot and powers the container off when it ends. Then
+#   `systemd-nspawn --boot` (private network, --register=no --keep-unit: no machined or
+#   host systemd needed; the unified cgroup hierarchy, which systemd 256 and later need),
+#   with $T bound read-write and the checkout read-only at their own paths; the inner
+#   run's output is $T/inner.log, shown after.
 #   The inner run (root in the container) sets the PIN, opens srpolkit's session
 #   (systemd-run --uid=srpolkit -p PAMName=login, session type x11), in which Xvfb, a
 #   D-Bus session bus (dbus-run-session) and the agent start and pkexec runs on each
@@ -55,6 +65,9 @@
 #   SECUREROOM_MODULE, SECUREROOM_CLI   as for the other e2e tests (lib.sh)
 #   SR_E2E_TIMEOUT   seconds to wait for each dialog state, registration or exit (default 15)
 #   SR_E2E_IMAGES    where the root image is kept (default <repo>/.build/e2e-images)
+#   SR_E2E_RELEASE   the container's Debian release (default: the host's; scripts/test
+#                    runs it again with forky)
+#   SR_E2E_MIRROR    the Debian mirror (default http://deb.debian.org/debian)
 #   Needs systemd-nspawn (systemd-container), mmdebstrap (and the network, the first time,
 #   unless the image is there), and on the host nothing else of the above.
 #
@@ -69,14 +82,34 @@ set -euo pipefail
 FIXTURES=$REPO/Tests/e2e/fixtures/polkit
 # shellcheck source=Tests/e2e/fixtures/polkit/cases.sh
 . "$FIXTURES/cases.sh"
-AGENT=/usr/lib/policykit-1-gnome/polkit-gnome-authentication-agent-1
-AGENT_NAME=polkit-gnome-authentication-agent-1   # its AT-SPI application name
-DIALOG=Authenticate                              # its dialog's title
+DIALOG=Authenticate              # the agent's dialog's title
 DISPLAY_NUMBER=:7
-# What the root image holds: the container's init and login session, the bus, polkit and
-# the agent, the X server and the test's tools, and the libraries the module and tool need.
-IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,polkitd,pkexec,policykit-1-gnome,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libssl3,libsqlite3-0,libkeyutils1,procps
+STATE=/var/lib/secureroom         # the module's default dir=, in the container
+# The Debian release the container runs: the host's, or another (SR_E2E_RELEASE) such as
+# forky, whose polkit (128) runs its agent helper as a sandboxed service.
+HOST_RELEASE=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+RELEASE=${SR_E2E_RELEASE:-$HOST_RELEASE}
+MIRROR=${SR_E2E_MIRROR:-http://deb.debian.org/debian}
 IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
+# What the root image holds: the container's init and login session, the bus, polkit and
+# a graphical agent, the X server and the test's tools, and the libraries the module and
+# tool need. Debian 12 has polkit-gnome; later releases dropped it for its fork mate-polkit.
+IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,polkitd,pkexec,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libsqlite3-0,libkeyutils1,procps
+case $RELEASE in
+    bookworm)
+        IMAGE_PACKAGES+=,policykit-1-gnome,libssl3
+        AGENT=/usr/lib/policykit-1-gnome/polkit-gnome-authentication-agent-1
+        AGENT_FAILURE="Authentication Failure" ;;
+    *)
+        IMAGE_PACKAGES+=,mate-polkit,libssl3t64
+        AGENT=/usr/libexec/polkit-mate-authentication-agent-1
+        AGENT_FAILURE="Your authentication attempt was unsuccessful. Please try again." ;;
+esac
+AGENT_NAME=${AGENT##*/}           # its AT-SPI application name
+# Where polkit 127 and later run polkit-agent-helper-1, and the drop-in the package ships
+# for it (pam/polkit-agent-helper.conf).
+HELPER_UNIT=polkit-agent-helper@.service
+DROP_IN=/usr/lib/systemd/system/$HELPER_UNIT.d/secureroom.conf
 
 E2E_PREFIX=sr-polkit-agent
 E2E_ROOT_REASON="it boots a container with systemd-nspawn"
@@ -102,7 +135,8 @@ outer_prerequisites() {
     need_password_hashing
     [ -f "$FIXTURES/60-secureroom-e2e.rules" ] || die "$FIXTURES/60-secureroom-e2e.rules not found"
     [ -f "$REPO/pam/common-auth-pin" ] || die "pam/common-auth-pin not found"
-    [ -f /etc/os-release ] || die "/etc/os-release not found (which Debian release is this?)"
+    [ -n "$RELEASE" ] || die "no release: /etc/os-release names no VERSION_CODENAME (set SR_E2E_RELEASE)"
+    [ -f "$REPO/pam/polkit-agent-helper.conf" ] || die "pam/polkit-agent-helper.conf not found"
 }
 outer_snapshot() {
     image_path
@@ -140,19 +174,19 @@ outer_leftovers() {
 # The root image: made once per package list and release, then reused.
 IMAGE=
 image_path() {
-    local release digest
-    release=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-    [ -n "$release" ] || die "/etc/os-release names no VERSION_CODENAME"
-    digest=$(printf '%s %s %s\n' "$release" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" | sha256sum | cut -c1-12)
-    IMAGE_RELEASE=$release
-    IMAGE="$IMAGES/polkit-agent-$release-$digest.tar"
+    local digest
+    digest=$(printf '%s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
+        | sha256sum | cut -c1-12)
+    IMAGE="$IMAGES/polkit-agent-$RELEASE-$digest.tar"
 }
 make_image() {
     [ -f "$IMAGE" ] && return 0
     install -d -m 0755 "$IMAGES"
-    echo "# making the root image (mmdebstrap $IMAGE_RELEASE; once)"
+    echo "# making the root image (mmdebstrap $RELEASE from $MIRROR; once)"
+    # A mirror's testing or unstable may be a snapshot whose Release file has expired.
     if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
-            "$IMAGE_RELEASE" "$IMAGE.partial" > "$T/mmdebstrap.log" 2>&1; then
+            --aptopt='Acquire::Check-Valid-Until "false"' \
+            "$RELEASE" "$IMAGE.partial" "$MIRROR" > "$T/mmdebstrap.log" 2>&1; then
         tail -n 20 "$T/mmdebstrap.log" | sed 's/^/#   mmdebstrap: /'
         rm -f "$IMAGE.partial"
         die "mmdebstrap of the root image failed"
@@ -160,22 +194,39 @@ make_image() {
     mv "$IMAGE.partial" "$IMAGE"
 }
 
-# The container's root: the image, the test user, the PAM stacks, the policy, the rule,
-# and the unit that runs the inner run.
+# The container's root: the image, the module where the package puts it (and, where
+# polkit runs its helper as a service, the package's drop-in for it), the test user, the
+# PAM stacks, the policy, the rule, and the unit that runs the inner run.
 make_root() {
-    local root=$T/root base
+    local root=$T/root base pam_dir
     install -d -m 0755 "$root"
     tar -C "$root" -xf "$IMAGE"
     [ -x "$root$AGENT" ] || die "the image has no $AGENT"
+    pam_dir=$(find "$root/usr/lib" -name pam_unix.so -printf '%h\n' -quit)
+    [ -n "$pam_dir" ] || die "the image has no pam_unix.so"
+    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so"
+    install -d -m 0755 "$pam_dir/../secureroom"
+    install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so"
+    if [ -f "$root/usr/lib/systemd/system/$HELPER_UNIT" ]; then
+        install -D -m 0644 "$REPO/pam/polkit-agent-helper.conf" "$root$DROP_IN"
+    fi
+    # polkitd 124 and later log at level notice unless told otherwise; the checks read the
+    # lines 122 logs by default (an agent registered, an operator authenticated).
+    if grep -q -- '--log-level=' "$root/usr/lib/systemd/system/polkit.service"; then
+        install -d -m 0755 "$root/etc/systemd/system/polkit.service.d"
+        sed -n 's/^ExecStart=\(.*\)--log-level=[a-z]*\(.*\)$/[Service]\nExecStart=\nExecStart=\1--log-level=info\2/p' \
+            "$root/usr/lib/systemd/system/polkit.service" > "$root/etc/systemd/system/polkit.service.d/e2e-log-level.conf"
+    fi
     chroot "$root" useradd --create-home --uid "$TEST_UID" --comment "SecureRoom e2e (polkit agent)" \
         --shell /bin/bash "$TEST_USER" || die "useradd $TEST_USER in the container's root failed"
     chroot "$root" usermod --password "$(hash_password "$PASSWORD")" "$TEST_USER"
 
     printf '%s\n' "# generated by $E2E_NAME (container only)" \
-        "dir = $T/state" "tpm = off" "argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" \
+        "tpm = off" "argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" \
         "argon2_below_floor" "deny = $DENY" "schedule =" > "$root/etc/security/secureroom.conf"
     install -d -m 0755 "$T/bin"
-    stack_file common-auth-pin "$root/etc/pam.d/common-auth-pin" "$T/bin/not-a-helper"
+    MODULE=${pam_dir#"$root"}/pam_secureroom.so \
+        stack_file common-auth-pin "$root/etc/pam.d/common-auth-pin" "$T/bin/not-a-helper"
     base=$root/usr/lib/pam.d/polkit-1
     [ -f "$root/etc/pam.d/polkit-1" ] && base=$root/etc/pam.d/polkit-1
     {
@@ -198,7 +249,7 @@ After=multi-user.target
 
 [Service]
 Type=oneshot
-Environment=SR_E2E_INNER=1 "SR_E2E_T=$T" "SECUREROOM_MODULE=$MODULE" "SECUREROOM_CLI=$CLI" SR_E2E_TIMEOUT=$TIMEOUT
+Environment=SR_E2E_INNER=1 "SR_E2E_T=$T" SR_E2E_RELEASE=$RELEASE "SECUREROOM_MODULE=$MODULE" "SECUREROOM_CLI=$CLI" SR_E2E_TIMEOUT=$TIMEOUT
 ExecStart=/bin/bash "$SELF"
 StandardOutput=file:$T/inner.log
 StandardError=inherit
@@ -217,7 +268,9 @@ outer_launch() {
     : > "$T/inner.log"
     local rc=0
     # The whole boot, test and power-off, bounded: each inner wait is TIMEOUT at most.
-    timeout --kill-after=10 $((TIMEOUT * 40)) systemd-nspawn --quiet --boot --directory="$T/root" \
+    # The unified cgroup hierarchy, also on a host with the hybrid one: systemd 256 and later
+    # no longer boot on cgroup v1.
+    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 timeout --kill-after=10 $((TIMEOUT * 40)) systemd-nspawn --quiet --boot --directory="$T/root" \
         --machine="$MACHINE" --register=no --keep-unit --private-network --console=pipe \
         --bind="$T" --bind-ro="$REPO" > "$T/boot.log" 2>&1 || rc=$?
     cat "$T/inner.log"
@@ -227,7 +280,7 @@ outer_launch() {
 # ---------------------------------------------------------------------------------------
 # Inner run (root in the booted container).
 # ---------------------------------------------------------------------------------------
-SESSION= BUS= LOG_MARK=0 OUT= RC= STEPS=0 SHOWN=()
+SESSION= BUS= LOG_MARK=0 ATTEMPT_START=0 OUT= RC= STEPS=0 SHOWN=()
 
 # polkitd's journal since the attempt began (its lines without prefixes).
 polkitd_log() { journalctl --quiet --no-pager -o cat -u polkit.service 2>/dev/null || true; }
@@ -248,6 +301,7 @@ session_script() {
 Xvfb $DISPLAY_NUMBER -screen 0 1024x768x24 -nolisten tcp > $T/io/xvfb.log 2>&1 &
 export DISPLAY=$DISPLAY_NUMBER
 for i in \$(seq $((TIMEOUT * 10))); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.1; done
+echo "\$XDG_SESSION_ID" > $T/io/session
 exec dbus-run-session -- bash -c '
 echo "\$DBUS_SESSION_BUS_ADDRESS" > $T/io/bus.new && mv $T/io/bus.new $T/io/bus
 $AGENT > $T/io/agent.log 2>&1 &
@@ -273,7 +327,7 @@ start_session() {
         [ -s "$T/io/bus" ] && polkitd_log | grep -q "Registered Authentication Agent for unix-session:" && break
         sleep 0.1
     done
-    SESSION=$(loginctl show-user "$TEST_USER" --property=Sessions --value 2>/dev/null | awk '{ print $1 }')
+    SESSION=$(cat "$T/io/session" 2>/dev/null || true)
     BUS=$(cat "$T/io/bus" 2>/dev/null || true)
 }
 
@@ -299,7 +353,7 @@ attempt() {
     local name=$1 previous= state i
     shift
     OUT=$T/io/$name.out RC=timeout STEPS=0 SHOWN=()
-    LOG_MARK=$(polkitd_log | wc -l)
+    LOG_MARK=$(polkitd_log | wc -l) ATTEMPT_START=$(date +%s)
     echo "$name" >&9
     while [ $# -ge 2 ]; do
         state=
@@ -345,6 +399,20 @@ incorrect_pin_text() {
         *) echo "Incorrect PIN. $left attempts left before the PIN is disabled." ;;
     esac
 }
+# checked_in UNIT_PATTERN: the module's last "PIN accepted" line came from a process of a
+# unit matching UNIT_PATTERN (the journal's _SYSTEMD_UNIT).
+checked_in() {
+    local unit
+    unit=$(journalctl --quiet --no-pager -o verbose --grep "PIN accepted for $TEST_USER" 2>/dev/null \
+        | sed -n 's/^ *_SYSTEMD_UNIT=//p' | tail -n 1)
+    # shellcheck disable=SC2053  # a glob, on purpose
+    [ -n "$unit" ] && [[ $unit == $1 ]]
+}
+# module_logged RE: a line of the module in the journal since the attempt began.
+module_logged() {
+    journalctl --quiet --no-pager -o cat --since "@$ATTEMPT_START" --grep "pam_secureroom.*$1" 2>/dev/null | grep -q .
+}
+polkit_version() { dpkg-query -W -f='${Version}' polkitd 2>/dev/null || echo '?'; }
 err_is() { [ "$(cat "$T/io/$1.err" 2>/dev/null)" = "$2" ]; }
 steps_are() { [ "$STEPS" = "$1" ]; }
 pin_disabled() { status_json | grep -qE '"disabled"[[:space:]]*:[[:space:]]*true'; }
@@ -366,6 +434,8 @@ check_diagnostics() {
     dialog | sed 's/^/#   | /'
     echo "#   --- polkitd (last lines) ---"
     polkitd_log | tail -n 6 | sed 's/^/#   | /'
+    echo "#   --- the module's journal lines (last) ---"
+    journalctl --quiet --no-pager -o short --grep=secureroom 2>/dev/null | tail -n 6 | sed 's/^/#   | /'
 }
 
 inner_stop() {
@@ -384,19 +454,37 @@ inner_main() {
         session_is_real
     check "the graphical agent ($AGENT_NAME) registered with polkitd for unix-session:${SESSION:-?}" agent_registered
 
+    # --- z. polkit's sandboxed helper without the package's drop-in ------------------------
+    if [ -f "$DROP_IN" ]; then
+        mv "$DROP_IN" "$T/drop-in.conf" && systemctl daemon-reload
+        name=z; attempt z "PIN: " "$PIN" "Password:" CANCEL
+        d="polkit's sandboxed $HELPER_UNIT without the package's drop-in: the state directory is read-only there"
+        check "$d (the module logs 'Read-only file system'), so the right PIN cannot be counted and does not open" \
+            all 'steps_are 2' 'shown 2 "Password:"' 'module_logged "Read-only file system"' dismissed \
+                'failures_are 0' '! success_recorded'
+        mv "$T/drop-in.conf" "$DROP_IN" && systemctl daemon-reload
+    fi
+
     # --- a. the right PIN ---------------------------------------------------------------
     name=a; attempt a "PIN: " "$PIN"
     check "right PIN: the dialog asks 'PIN: ' (the module's prompt); polkitd: successfully authenticated" \
         all 'steps_are 1' 'shown 1 "PIN: "' authenticated
     check "right PIN: pkexec runs $PROGRAM as root (prints 0, exit 0); nothing counted, last_success recorded" \
         all 'rc_is 0' 'out_is 0' 'failures_are 0' success_recorded
+    if [ -f "$DROP_IN" ]; then
+        check "right PIN: checked inside polkit's sandboxed $HELPER_UNIT (polkit $(polkit_version)), with the package's drop-in" \
+            checked_in "polkit-agent-helper@*.service"
+    else
+        check "right PIN: checked in the setuid polkit-agent-helper-1 the agent runs in session $SESSION (polkit $(polkit_version))" \
+            checked_in "session-$SESSION.scope"
+    fi
 
     # --- b. a wrong PIN, a wrong password, Cancel -----------------------------------------
     name=b; attempt b "PIN: " "$WRONG_PIN" "Password:" "$WRONG_PASSWORD" "PIN: " CANCEL
     check "wrong PIN: counted (failures 1); the dialog shows '$(incorrect_pin_text 1)' under pam_unix's 'Password:'" \
         all 'steps_are 3' "shown 2 \"\$(incorrect_pin_text 1)\"" 'failures_are 1'
-    check "wrong password: the agent's 'Authentication Failure' and a new 'PIN: '; Cancel: pkexec 'Request dismissed' (126)" \
-        all 'shown 3 "Authentication Failure"' dismissed 'failures_are 1'
+    check "wrong password: the agent's '$AGENT_FAILURE' and a new 'PIN: '; Cancel: pkexec 'Request dismissed' (126)" \
+        all 'shown 3 "$AGENT_FAILURE"' dismissed 'failures_are 1'
 
     # --- c. Enter at PIN: skips the PIN; the password authenticates -----------------------
     name=c; attempt c "PIN: " "" "Password:" "$PASSWORD"

@@ -384,6 +384,9 @@ check "the helper is /usr/sbin/secureroom-helper, setuid root (4755)" file_is /u
 check "the tools are /usr/bin/secureroom and /usr/bin/secureroom-vault" present /usr/bin/secureroom /usr/bin/secureroom-vault /etc/pam.d/secureroom-vault /etc/pam.d/secureroom-enrol /etc/security/secureroom.conf /usr/lib/tmpfiles.d/secureroom.conf
 check "the German messages are /usr/share/locale/de/LC_MESSAGES/secureroom.mo (0644 root)" \
     file_is /usr/share/locale/de/LC_MESSAGES/secureroom.mo "regular file" "644 root:root"
+dropin=/usr/lib/systemd/system/polkit-agent-helper@.service.d/secureroom.conf
+check "the drop-in for polkit's sandboxed agent helper is $dropin (0644 root)" \
+    file_is "$dropin" "regular file" "644 root:root"
 check "the profiles are registered and none is enabled (Default: no)" no_profile_enabled
 check "the configuration loads (secureroom policy show)" in_root secureroom policy show
 check "the Secret Service unit and activation file are installed, naming /usr/bin/secureroom-vault serve" provider_files
@@ -416,7 +419,7 @@ check "both packages are removed, their conffiles kept (rc)" both_config_files
 check "common-* no longer name pam_secureroom" no_module_in_common
 check "no file in /etc/pam.d names pam_secureroom but secureroom's kept conffile secureroom-vault" only_vault_service_names_module
 check "that file is a conffile of secureroom, deleted at purge" vault_service_is_kept_conffile
-check "the module, the helper, the tools and their messages are gone" absent "$module" /usr/sbin/secureroom-helper /usr/bin/secureroom /usr/bin/secureroom-vault /usr/share/pam-configs/secureroom /usr/share/locale/de/LC_MESSAGES/secureroom.mo
+check "the module, the helper, the tools and their messages are gone" absent "$module" /usr/sbin/secureroom-helper /usr/bin/secureroom /usr/bin/secureroom-vault /usr/share/pam-configs/secureroom /usr/share/locale/de/LC_MESSAGES/secureroom.mo "$dropin"
 check "the Secret Service unit and activation file are gone" absent "$provider_unit" "$provider_activation"
 check "remove keeps the state and the configuration" present /var/lib/secureroom/pepper /etc/security/secureroom.conf
 check "the password authenticates through pamtester login" authenticate "$PASSWORD"
