@@ -121,4 +121,32 @@ final class InstallScriptTests: XCTestCase {
             }
         }
     }
+
+    /// The drop-in for polkit's sandboxed agent helper (pam/polkit-agent-helper.conf) goes
+    /// where systemd reads system units' drop-ins: PREFIX/lib/systemd/system for /usr and
+    /// /usr/local, /etc/systemd/system for any other prefix; the manifest records it and
+    /// scripts/uninstall removes it with its directory.
+    func testPolkitAgentHelperDropInFollowsThePrefix() throws {
+        let sandbox = try Sandbox()
+        let source = try String(contentsOfFile: Artifacts.root + "/pam/polkit-agent-helper.conf", encoding: .utf8)
+        let name = "polkit-agent-helper@.service.d/secureroom.conf"
+        for (prefix, dropIn) in [
+            ("/usr", "/usr/lib/systemd/system/" + name), ("/usr/local", "/usr/local/lib/systemd/system/" + name),
+            ("/opt/secureroom", "/etc/systemd/system/" + name),
+        ] {
+            let stage = sandbox.root + "/dropin" + prefix.replacingOccurrences(of: "/", with: "-")
+            let install = try runProgram(
+                Artifacts.root + "/scripts/install", ["--destdir", stage, "--no-build", "--prefix", prefix])
+            XCTAssertEqual(install.status, 0, install.errorOutput)
+            XCTAssertEqual(try String(contentsOfFile: stage + dropIn, encoding: .utf8), source, prefix)
+            let manifest = try String(contentsOfFile: stage + "/usr/share/secureroom/installed", encoding: .utf8)
+            XCTAssertTrue(manifest.contains("dropin=\(dropIn)\n"), manifest)
+
+            let uninstall = try runProgram(Artifacts.root + "/scripts/uninstall", ["--destdir", stage])
+            XCTAssertEqual(uninstall.status, 0, uninstall.errorOutput)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: stage + dropIn), prefix)
+            XCTAssertFalse(
+                FileManager.default.fileExists(atPath: stage + (dropIn as NSString).deletingLastPathComponent), prefix)
+        }
+    }
 }

@@ -116,7 +116,7 @@ E2E_USERS=() E2E_UIDS=() GUARDED=() GUARDED_DIRS=() E2E_ADDED=()
 E2E_LEFTOVERS_OK="no bind mounts or work directory left behind"
 E2E_LEFTOVERS_BAD="bind mounts or %s left behind"
 
-N=0 PASS=0 FAIL=0 COMPLETE=0
+N=0 PASS=0 FAIL=0 COMPLETE=0 STATE=
 
 outer_prerequisites() { :; }
 outer_snapshot() { :; }

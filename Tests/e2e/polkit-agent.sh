@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests/e2e/polkit-agent.sh — end-to-end test of the PIN through a graphical polkit agent:
-# polkit-gnome-authentication-agent-1 on Xvfb, registered for a real systemd-logind
-# session, answered by xdotool, in a booted Debian container (systemd-nspawn).
+# polkit-gnome-authentication-agent-1 (on Debian 12; mate-polkit's on later releases) on
+# Xvfb, registered for a real systemd-logind session, answered by xdotool, in a booted
+# Debian container (systemd-nspawn).
 #
 # What it proves
 #   * a graphical agent needs the caller's login session: it registers for the session
@@ -68,8 +69,9 @@
 #   SR_E2E_RELEASE   the container's Debian release (default: the host's; scripts/test
 #                    runs it again with forky)
 #   SR_E2E_MIRROR    the Debian mirror (default http://deb.debian.org/debian)
-#   Needs systemd-nspawn (systemd-container), mmdebstrap (and the network, the first time,
-#   unless the image is there), and on the host nothing else of the above.
+#   Needs systemd-nspawn (systemd-container), mmdebstrap (and the network, the first time
+#   in a month, unless the image is there), python3 or openssl (the password's hash) and
+#   lib.sh's tools; nothing of the container's packages on the host.
 #
 # Output is TAP-like ("ok N - ...", "not ok N - ..."), ending with "N passed, M failed".
 # Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools).
@@ -94,7 +96,7 @@ IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
 # What the root image holds: the container's init and login session, the bus, polkit and
 # a graphical agent, the X server and the test's tools, and the libraries the module and
 # tool need. Debian 12 has polkit-gnome; later releases dropped it for its fork mate-polkit.
-IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,dbus,dbus-user-session,polkitd,pkexec,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libsqlite3-0,libkeyutils1,procps
+IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,login,dbus,dbus-user-session,polkitd,pkexec,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libsqlite3-0,libkeyutils1,procps
 case $RELEASE in
     bookworm)
         IMAGE_PACKAGES+=,policykit-1-gnome,libssl3
@@ -138,28 +140,36 @@ outer_prerequisites() {
     [ -n "$RELEASE" ] || die "no release: /etc/os-release names no VERSION_CODENAME (set SR_E2E_RELEASE)"
     [ -f "$REPO/pam/polkit-agent-helper.conf" ] || die "pam/polkit-agent-helper.conf not found"
 }
+# What is under /run/systemd/nspawn, by name ("absent" if nothing is).
+nspawn_state() {
+    if [ -e "$NSPAWN_RUN" ]; then find "$NSPAWN_RUN" -mindepth 1 -printf '%P\n' | sort; else echo absent; fi
+}
 outer_snapshot() {
     image_path
     NSPAWN_RUN_EXISTED=0
     [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
+    NSPAWN_BEFORE=$(nspawn_state)
     return 0
 }
 outer_header() {
     echo "# systemd-nspawn $(systemd-nspawn --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), image: $IMAGE"
 }
-# Processes of the test: those of the test user's uid (the container shares the host's).
+# Processes of the test: those of the test user's uid (the container shares the host's
+# uids). The container's own (systemd, journald, polkitd) end with its PID namespace.
 test_processes() {
     namespace_processes "$TEST_UID"
     return 0
 }
 outer_checks() {
-    tally_none_left "no process of the container's session (Xvfb, agent, pkexec) left running" \
+    tally_none_left "no process of the test user (Xvfb, agent, pkexec) left running" \
                     "processes of the container's session left running"
 }
 outer_on_abort() {
     if [ -s "$T/boot.log" ]; then tail -n 15 "$T/boot.log" | sed 's/^/#   boot: /'; fi
 }
-# nspawn's own state for this machine; all of it if there was none before.
+# nspawn's own state for this machine (nspawn cannot remove its propagation directory
+# where /run is not a tmpfs); all of it if there was none before. Afterwards
+# /run/systemd/nspawn must hold the same names as before the test.
 outer_cleanup() {
     if [ "${NSPAWN_RUN_EXISTED:-1}" = 0 ]; then
         rm -rf "$NSPAWN_RUN"
@@ -168,20 +178,22 @@ outer_cleanup() {
     fi
 }
 outer_leftovers() {
-    [ ! -e "$NSPAWN_RUN/propagate/$MACHINE" ] && { [ "$NSPAWN_RUN_EXISTED" = 1 ] || [ ! -e "$NSPAWN_RUN" ]; }
+    [ "$(nspawn_state)" = "$NSPAWN_BEFORE" ]
 }
 
-# The root image: made once per package list and release, then reused.
+# The root image: made once per release, mirror, package list and month (a release's
+# packages move on), then reused; a new one replaces the release's older images.
 IMAGE=
 image_path() {
     local digest
-    digest=$(printf '%s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
-        | sha256sum | cut -c1-12)
+    digest=$(printf '%s %s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
+        "$(date -u +%Y-%m)" | sha256sum | cut -c1-12)
     IMAGE="$IMAGES/polkit-agent-$RELEASE-$digest.tar"
 }
 make_image() {
     [ -f "$IMAGE" ] && return 0
     install -d -m 0755 "$IMAGES"
+    rm -f "$IMAGES/polkit-agent-$RELEASE-"*.tar "$IMAGES/polkit-agent-$RELEASE-"*.tar.partial
     echo "# making the root image (mmdebstrap $RELEASE from $MIRROR; once)"
     # A mirror's testing or unstable may be a snapshot whose Release file has expired.
     if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
@@ -200,26 +212,28 @@ make_image() {
 make_root() {
     local root=$T/root base pam_dir
     install -d -m 0755 "$root"
-    tar -C "$root" -xf "$IMAGE"
+    tar -C "$root" -xf "$IMAGE" || die "could not unpack $IMAGE into $root"
     [ -x "$root$AGENT" ] || die "the image has no $AGENT"
     pam_dir=$(find "$root/usr/lib" -name pam_unix.so -printf '%h\n' -quit)
     [ -n "$pam_dir" ] || die "the image has no pam_unix.so"
-    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so"
-    install -d -m 0755 "$pam_dir/../secureroom"
-    install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so"
+    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so" \
+        && install -d -m 0755 "$pam_dir/../secureroom" \
+        && install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so" \
+        || die "could not install the module into the container's root"
     if [ -f "$root/usr/lib/systemd/system/$HELPER_UNIT" ]; then
-        install -D -m 0644 "$REPO/pam/polkit-agent-helper.conf" "$root$DROP_IN"
+        install -D -m 0644 "$REPO/pam/polkit-agent-helper.conf" "$root$DROP_IN" || die "could not install the drop-in"
     fi
     # polkitd 124 and later log at level notice unless told otherwise; the checks read the
     # lines 122 logs by default (an agent registered, an operator authenticated).
     if grep -q -- '--log-level=' "$root/usr/lib/systemd/system/polkit.service"; then
-        install -d -m 0755 "$root/etc/systemd/system/polkit.service.d"
+        install -d -m 0755 "$root/etc/systemd/system/polkit.service.d" || die "no polkit.service.d"
         sed -n 's/^ExecStart=\(.*\)--log-level=[a-z]*\(.*\)$/[Service]\nExecStart=\nExecStart=\1--log-level=info\2/p' \
             "$root/usr/lib/systemd/system/polkit.service" > "$root/etc/systemd/system/polkit.service.d/e2e-log-level.conf"
     fi
     chroot "$root" useradd --create-home --uid "$TEST_UID" --comment "SecureRoom e2e (polkit agent)" \
         --shell /bin/bash "$TEST_USER" || die "useradd $TEST_USER in the container's root failed"
-    chroot "$root" usermod --password "$(hash_password "$PASSWORD")" "$TEST_USER"
+    chroot "$root" usermod --password "$(hash_password "$PASSWORD")" "$TEST_USER" \
+        || die "usermod --password $TEST_USER in the container's root failed"
 
     printf '%s\n' "# generated by $E2E_NAME (container only)" \
         "tpm = off" "argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" \
@@ -237,8 +251,11 @@ make_root() {
     } > "$root/etc/pam.d/polkit-1.new"
     mv "$root/etc/pam.d/polkit-1.new" "$root/etc/pam.d/polkit-1"
     chmod 0644 "$root/etc/pam.d/polkit-1"
+    # 0644 whatever the umask: polkitd reads its rules as the user polkitd.
     sed -e "s|@TEST_USER@|$TEST_USER|g" -e "s|@PROGRAM@|$PROGRAM|g" \
-        "$FIXTURES/60-secureroom-e2e.rules" > "$root/etc/polkit-1/rules.d/60-secureroom-e2e.rules"
+        "$FIXTURES/60-secureroom-e2e.rules" > "$root/etc/polkit-1/rules.d/60-secureroom-e2e.rules" \
+        || die "could not write the polkit rule"
+    chmod 0644 "$root/etc/polkit-1/rules.d/60-secureroom-e2e.rules"
     # The AT-SPI reader, where srpolkit can run it whatever the checkout's modes.
     install -m 0755 "$REPO/Tests/e2e/atspi-dialog.py" "$T/bin/atspi-dialog.py"
 
@@ -258,8 +275,10 @@ ExecStopPost=/usr/bin/systemctl --no-block poweroff
 [Install]
 WantedBy=multi-user.target
 UNIT
+    install -d -m 0755 "$root/etc/systemd/system/multi-user.target.wants"
     ln -s /etc/systemd/system/secureroom-e2e.service \
-        "$root/etc/systemd/system/multi-user.target.wants/secureroom-e2e.service"
+        "$root/etc/systemd/system/multi-user.target.wants/secureroom-e2e.service" \
+        || die "could not enable the inner run's unit in the container's root"
 }
 
 outer_launch() {
@@ -272,7 +291,7 @@ outer_launch() {
     # no longer boot on cgroup v1.
     SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 timeout --kill-after=10 $((TIMEOUT * 40)) systemd-nspawn --quiet --boot --directory="$T/root" \
         --machine="$MACHINE" --register=no --keep-unit --private-network --console=pipe \
-        --bind="$T" --bind-ro="$REPO" > "$T/boot.log" 2>&1 || rc=$?
+        --bind="$T" --bind-ro="$(readlink -f "$REPO")" > "$T/boot.log" 2>&1 || rc=$?
     cat "$T/inner.log"
     return "$rc"
 }
@@ -284,16 +303,20 @@ SESSION= BUS= LOG_MARK=0 ATTEMPT_START=0 OUT= RC= STEPS=0 SHOWN=()
 
 # polkitd's journal since the attempt began (its lines without prefixes).
 polkitd_log() { journalctl --quiet --no-pager -o cat -u polkit.service 2>/dev/null || true; }
-polkitd_says() { polkitd_log | tail -n "+$((LOG_MARK + 1))" | grep -qE -- "$1"; }
+polkitd_says() {
+    local lines
+    lines=$(polkitd_log | tail -n "+$((LOG_MARK + 1))")
+    grep -qE -- "$1" <<< "$lines"
+}
 
 # The dialog as AT-SPI shows it (lines "label<TAB>TEXT", "entry<TAB>(in)sensitive").
 dialog() {
     [ -n "$BUS" ] || return 0
-    setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --init-groups --reset-env \
+    timeout 5 setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --init-groups --reset-env \
         env DBUS_SESSION_BUS_ADDRESS="$BUS" DISPLAY="$DISPLAY_NUMBER" \
         "$T/bin/atspi-dialog.py" "$AGENT_NAME" "$DIALOG" 2>/dev/null || true
 }
-x() { DISPLAY=$DISPLAY_NUMBER XAUTHORITY= xdotool "$@"; }
+x() { DISPLAY=$DISPLAY_NUMBER XAUTHORITY= timeout 5 xdotool "$@"; }
 
 # The session: Xvfb, a session bus, the agent, and pkexec for each line "NAME" in the fifo.
 session_script() {
@@ -323,8 +346,9 @@ start_session() {
         --setenv=XDG_SESSION_TYPE=x11 --setenv=XDG_SESSION_CLASS=user /bin/bash "$T/session.sh" \
         || die "systemd-run of $TEST_USER's session failed"
     exec 9<>"$T/io/requests"     # read-write: opening never waits for the session's reader
-    for (( i = 0; i < TIMEOUT * 10; i++ )); do
-        [ -s "$T/io/bus" ] && polkitd_log | grep -q "Registered Authentication Agent for unix-session:" && break
+    local deadline=$((SECONDS + TIMEOUT))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        [ -s "$T/io/bus" ] && grep -q "Registered Authentication Agent for unix-session:" <<< "$(polkitd_log)" && break
         sleep 0.1
     done
     SESSION=$(cat "$T/io/session" 2>/dev/null || true)
@@ -350,14 +374,14 @@ agent_registered() {
 # (CANCEL: Escape, the dialog's Cancel). Then waits for pkexec's exit status (RC; "timeout"
 # if it does not end, after which the dialog is cancelled). STEPS counts the prompts met.
 attempt() {
-    local name=$1 previous= state i
+    local name=$1 previous= state deadline
     shift
     OUT=$T/io/$name.out RC=timeout STEPS=0 SHOWN=()
     LOG_MARK=$(polkitd_log | wc -l) ATTEMPT_START=$(date +%s)
     echo "$name" >&9
     while [ $# -ge 2 ]; do
-        state=
-        for (( i = 0; i < TIMEOUT * 10; i++ )); do
+        state= deadline=$((SECONDS + TIMEOUT))
+        while [ "$SECONDS" -lt "$deadline" ]; do
             state=$(dialog)
             if grep -qxF "label	$1" <<< "$state" && grep -qx 'entry	sensitive' <<< "$state" \
                     && [ "$state" != "$previous" ]; then
@@ -368,7 +392,7 @@ attempt() {
         done
         [ -n "$state" ] || break
         SHOWN+=("$state") previous=$state STEPS=$((STEPS + 1))
-        x search --sync --name "^$DIALOG\$" windowfocus --sync >/dev/null 2>&1 || true
+        x search --name "^$DIALOG\$" windowfocus --sync >/dev/null 2>&1 || true
         if [ "$2" = CANCEL ]; then
             x key Escape
         else
@@ -377,10 +401,8 @@ attempt() {
         fi
         shift 2
     done
-    for (( i = 0; i < TIMEOUT * 10; i++ )); do
-        [ -f "$T/io/$name.rc" ] && break
-        sleep 0.1
-    done
+    deadline=$((SECONDS + TIMEOUT))
+    while [ "$SECONDS" -lt "$deadline" ] && [ ! -f "$T/io/$name.rc" ]; do sleep 0.1; done
     if [ -f "$T/io/$name.rc" ]; then
         RC=$(cat "$T/io/$name.rc")
     else
@@ -410,7 +432,14 @@ checked_in() {
 }
 # module_logged RE: a line of the module in the journal since the attempt began.
 module_logged() {
-    journalctl --quiet --no-pager -o cat --since "@$ATTEMPT_START" --grep "pam_secureroom.*$1" 2>/dev/null | grep -q .
+    [ -n "$(journalctl --quiet --no-pager -o cat --since "@$ATTEMPT_START" --grep "pam_secureroom.*$1" 2>/dev/null)" ]
+}
+# systemd applies the drop-in to the helper's instances (its paths in their properties).
+drop_in_applied() {
+    local properties
+    properties=$(systemctl show "${HELPER_UNIT/@/@e2e}" --property=ReadWritePaths,BindPaths,DeviceAllow,DropInPaths)
+    grep -qF "$DROP_IN" <<< "$properties" && grep -qF /var/lib/secureroom <<< "$properties" \
+        && grep -qF /run/secureroom <<< "$properties" && grep -qF /dev/tpmrm0 <<< "$properties"
 }
 polkit_version() { dpkg-query -W -f='${Version}' polkitd 2>/dev/null || echo '?'; }
 err_is() { [ "$(cat "$T/io/$1.err" 2>/dev/null)" = "$2" ]; }
@@ -473,7 +502,7 @@ inner_main() {
         all 'rc_is 0' 'out_is 0' 'failures_are 0' success_recorded
     if [ -f "$DROP_IN" ]; then
         check "right PIN: checked inside polkit's sandboxed $HELPER_UNIT (polkit $(polkit_version)), with the package's drop-in" \
-            checked_in "polkit-agent-helper@*.service"
+            all 'checked_in "polkit-agent-helper@*.service"' drop_in_applied
     else
         check "right PIN: checked in the setuid polkit-agent-helper-1 the agent runs in session $SESSION (polkit $(polkit_version))" \
             checked_in "session-$SESSION.scope"
