@@ -86,7 +86,7 @@ static int loaded(void) { return sr_lazy_ready(&libsystemd); }
 
 int sr_sd_bus_load(void) { return loaded() ? 0 : -1; }
 
-const char *sr_sd_bus_load_error(void) { return loaded() ? "" : libsystemd.error; }
+const char *sr_sd_bus_load_error(void) { return sr_lazy_error(&libsystemd); }
 
 int sr_sd_bus_add_fallback(
     sd_bus *bus, sd_bus_slot **slot, const char *prefix, sd_bus_message_handler_t callback,

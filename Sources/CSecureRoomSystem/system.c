@@ -167,6 +167,11 @@ int sr_lazy_ready(struct sr_lazy_library *library)
     return __atomic_load_n(&library->ready, __ATOMIC_ACQUIRE);
 }
 
+const char *sr_lazy_error(struct sr_lazy_library *library)
+{
+    return __atomic_load_n(&library->ready, __ATOMIC_ACQUIRE) ? "" : library->error;
+}
+
 void *sr_lazy_open(struct sr_lazy_library *library, const char *soname)
 {
     void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);

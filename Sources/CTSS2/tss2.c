@@ -85,7 +85,7 @@ static int loaded(void) { return sr_lazy_ready(&tss2); }
 
 int sr_tss2_load(void) { return loaded() ? 0 : -1; }
 
-const char *sr_tss2_load_error(void) { return loaded() ? "" : tss2.error; }
+const char *sr_tss2_load_error(void) { return sr_lazy_error(&tss2); }
 
 TSS2_RC sr_Esys_Create(
     ESYS_CONTEXT *esysContext, ESYS_TR parentHandle, ESYS_TR shandle1, ESYS_TR shandle2,

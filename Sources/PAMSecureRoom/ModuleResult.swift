@@ -61,10 +61,9 @@ struct ModuleResult: Error {
                 self.init(code: PAM_IGNORE)
             case .passwordFirst:
                 self.init(code: PAM_IGNORE, log: "\(failure)", priority: LOG_INFO)
-            case .pinLengthChanged:
-                // As a record below the argon2 floor: nothing counted, the stack goes on.
-                self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)", priority: LOG_NOTICE)
-            case .tpm(.lockedOut), .tpm(.shareSpent), .tpm(.pinSpent), .tpm(.bootChanged):
+            case .pinLengthChanged, .tpm(.lockedOut), .tpm(.shareSpent), .tpm(.pinSpent), .tpm(.bootChanged):
+                // A PIN of another length, as a record below the argon2 floor: nothing
+                // counted, the stack goes on.
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)", priority: LOG_NOTICE)
             case .tpm:
                 self.init(code: PAM_AUTHINFO_UNAVAIL, log: "\(failure)\(subject)")

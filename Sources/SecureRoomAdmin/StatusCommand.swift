@@ -243,7 +243,7 @@ struct UserStatus: Encodable {
         lastSuccess = tally.lastSuccess
         lastFailure = (tally.attemptInstants.map(\.wallSeconds) + tally.unforgiven).max()
         digits = credential?.digits
-        lengthDiffers = credential.map { $0.digits != configuration.format.digits } ?? false
+        lengthDiffers = credential.map { !configuration.acceptsLength($0.digits) } ?? false
         argon2 = credential?.parameters.summary
         belowPolicy = credential.map { configuration.kdf.raises($0.parameters) } ?? false
         belowFloor = credential.map { !configuration.acceptsCost($0.parameters) } ?? false
@@ -273,7 +273,9 @@ struct UserStatus: Encodable {
     static let wideHeader = pad(wideColumns.map(\.title), wideColumns)
 
     private var pin: String {
-        !enrolled ? "no" : lengthDiffers ? "\(digits ?? 0) digits" : mustChange != nil ? "must-change" : "yes"
+        if !enrolled { return "no" }
+        if lengthDiffers { return "\(digits ?? 0) digits" }
+        return mustChange != nil ? "must-change" : "yes"
     }
 
     /// The row of the 80-column table.

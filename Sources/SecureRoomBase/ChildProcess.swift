@@ -46,24 +46,16 @@ public enum ChildProcess {
             ]
         if let failure = setup.first(where: { $0 != 0 }) { return .failure(SpawnFailure(errno: failure)) }
         let argv = arguments.map { strdup($0) } + [nil]
-        let variables = (environment ?? inheritedEnvironment()).map { strdup($0) } + [nil]
-        defer { (argv + variables).forEach { free($0) } }
+        // The given environment, or this process's own as it stands (environ, not a copy).
+        let given = environment.map { $0.map { strdup($0) } + [nil] }
+        defer { (argv + (given ?? [])).forEach { free($0) } }
         var pid: pid_t = 0
-        let status =
+        func spawn(_ variables: UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
             executable.map { posix_spawn(&pid, $0, &actions, &attributes, argv, variables) }
-            ?? posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, variables)
-        return status == 0 ? .success(pid) : .failure(SpawnFailure(errno: status))
-    }
-
-    /// This process's environment, "NAME=value" each.
-    private static func inheritedEnvironment() -> [String] {
-        var variables: [String] = []
-        var next: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
-        while let variable = next?.pointee {
-            variables.append(String(cString: variable))
-            next = next?.successor()
+                ?? posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, variables)
         }
-        return variables
+        let status = given.map { spawn($0) } ?? spawn(environ)
+        return status == 0 ? .success(pid) : .failure(SpawnFailure(errno: status))
     }
 
     /// Why a child did not start.

@@ -6,8 +6,8 @@ import SecureRoomCore
 
 /// The helper's answers are English on the wire (it never sets a locale). Texts marked
 /// with `translate` are in the message catalogue, so its caller shows them in the user's
-/// language (docs/DESIGN.md §13).
-private let translate = Translation.english
+/// language (docs/DESIGN.md §13). The helper's one `translate`, for all its files.
+let translate = Translation.english
 
 /// A refused request: `reason` goes back to the caller, `detail` to the system log.
 struct HelperRefusal: Error {

@@ -7,11 +7,6 @@ import Glibc
 import SecureRoomCore
 import SecureRoomProgramSupport
 
-/// The helper's answers are English on the wire (it never sets a locale). Texts marked
-/// with `translate` are in the message catalogue, so its caller shows them in the user's
-/// language (docs/DESIGN.md §13).
-private let translate = Translation.english
-
 /// secureroom-helper, installed setuid root: lets a caller without root (a screen
 /// locker, `secureroom change` run by a user) check or change **its own** PIN, under
 /// the same lockout as the PAM module, because the code is the same (LocalPINAuthority).

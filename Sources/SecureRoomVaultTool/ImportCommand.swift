@@ -142,10 +142,8 @@ struct ImportCommand: ParsableCommand {
 
     /// `body` over the whole file at `path`.
     private static func withFile<T>(_ path: String, _ body: ([UInt8]) throws -> T) throws -> T {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw SecureRoomError.system(operation: "open", path: path, errno: errno) }
-        defer { close(descriptor) }
-        return try withWhole(descriptor, path, named: path, body)
+        let file = try FileDescriptor.open(path, in: nil, flags: O_RDONLY, displayPath: path)
+        return try withWhole(file.rawValue, path, named: path, body)
     }
 
     /// `body` over everything `descriptor` (`path`, for messages; `named` when it is too

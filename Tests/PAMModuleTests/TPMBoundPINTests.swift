@@ -80,10 +80,9 @@ final class TPMBoundPINTests: XCTestCase {
     func testAChipThatIsGoneRefusesWithoutAPrompt() throws {
         let sandbox = try boundSandbox()
         tpm.stop()
-        let run = try sandbox.pam(user: user, responses: [pin])
-        XCTAssertEqual(run.code, PAMCode.authInfoUnavailable, "the stack goes on to the password")
-        XCTAssertEqual(run.prompts, [])
-        XCTAssertEqual(run.errors, ["The security chip does not answer; use your password."])
+        XCTAssertRefusedBeforeAsking(
+            try sandbox.pam(user: user, responses: [pin]),
+            errors: ["The security chip does not answer; use your password."])
         XCTAssertEqual(try failures(sandbox), 0)
         XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-unreachable", "status says why")
     }
@@ -121,15 +120,12 @@ final class TPMBoundPINTests: XCTestCase {
             XCTAssertEqual(try failures(sandbox), 0, "the files forgot the guess")
             XCTAssertEqual(try sandbox.pam(user: "bin", responses: ["2468"]).code, PAMCode.success, "another user")
         }
-        let refused = try sandbox.pam(user: user, responses: [pin])
-        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable)
-        XCTAssertEqual(refused.prompts, [], "no prompt: the chip refuses every PIN now")
-        XCTAssertEqual(
-            refused.errors,
-            [
+        XCTAssertRefusedBeforeAsking(
+            try sandbox.pam(user: user, responses: [pin]),
+            errors: [
                 "Your PIN was blocked by the security chip after too many wrong PINs; use your password, then set a "
                     + "new PIN with 'secureroom enrol --replace' or ask an administrator."
-            ])
+            ], "the chip refuses every PIN now")
         let status = try sandbox.status(user)
         XCTAssertEqual(status["tpm"] as? String, "bound-spent")
         XCTAssertEqual(status["tpm_failures"] as? Int, 3)
@@ -171,12 +167,9 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
         let extended = try tpm.tool(["tpm2_pcrextend", "7:sha256=" + String(repeating: "5a", count: 32)])
         XCTAssertEqual(extended.status, 0, extended.errorOutput)
-        let refused = try sandbox.pam(user: user, responses: [pin])
-        XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable)
-        XCTAssertEqual(refused.prompts, [])
-        XCTAssertEqual(
-            refused.errors,
-            [
+        XCTAssertRefusedBeforeAsking(
+            try sandbox.pam(user: user, responses: [pin]),
+            errors: [
                 "This computer started differently from when your PIN was set (firmware or boot changed); use your "
                     + "password, and set your PIN again."
             ])

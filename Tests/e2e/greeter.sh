@@ -532,8 +532,6 @@ check_diagnostics() {
 service_started() { grep -qF "Started with service '$1', username '$2'" "$LOG"; }
 marker_is() { [ "$(cat "$MARKER" 2>/dev/null)" = "$1" ]; }
 no_session() { [ ! -e "$MARKER" ] && ! pgrep --ns $$ --nslist net -u "$TEST_UID" >/dev/null; }
-pin_disabled() { status_json | grep -qE '"disabled"[[:space:]]*:[[:space:]]*true'; }
-success_recorded() { status_json | grep -qE '"last_success"[[:space:]]*:[[:space:]]*"'; }
 # LightDM's own record of the session, on the system bus: a session object whose
 # UserName is USER.
 dm_lists_session() {

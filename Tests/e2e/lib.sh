@@ -89,7 +89,7 @@
 #                              log $T/log/bus.log; sets BUS_PID; dies unless it answers
 #   system_bus_call METHOD ARG...  a call to that bus's own org.freedesktop.DBus
 #   set_pin PIN [SET OPTIONS...] in STATE (default $T/state): secureroom init, set TEST_USER's PIN, check
-#   status_json [USER], failures_of [USER], failures_are N, reset_pin
+#   status_json [USER], failures_of [USER], failures_are N, pin_disabled, success_recorded, reset_pin
 #   tmux_ ARGS...              tmux on the test's private server (tmux -L $SOCK)
 #   start_tmux                 its session; panes stay after their command exits
 #   open_window NAME UID CMD   CMD (bash, then a "__RC=<status>__" line) as UID (setpriv, no
@@ -503,6 +503,9 @@ set_pin() {
 status_json() { "$CLI" status "${1:-$TEST_USER}" --json --dir "$STATE" --config "$CLI_CONF" 2>&1 || true; }
 failures_of() { status_json "${1:-$TEST_USER}" | sed -nE 's/.*"failures"[[:space:]]*:[[:space:]]*([0-9]+).*/\1/p'; }
 failures_are() { [ "$(failures_of)" = "$1" ]; }
+# TEST_USER's PIN is disabled; a success is on record (grep without -q: no SIGPIPE under pipefail).
+pin_disabled() { status_json | grep -E '"disabled"[[:space:]]*:[[:space:]]*true' >/dev/null; }
+success_recorded() { status_json | grep -E '"last_success"[[:space:]]*:[[:space:]]*"' >/dev/null; }
 
 # Clear TEST_USER's lockout so one case's wrong PINs do not affect the next.
 reset_pin() {

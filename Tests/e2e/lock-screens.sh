@@ -627,8 +627,6 @@ check_diagnostics() {
 outcome_is() { [ "$OUTCOME" = "$1" ]; }
 unlocked()   { [ "$OUTCOME" = unlocked ] && [ "$LOCKER_RC" = 0 ]; }
 still_locked_after() { sleep "$1"; locker_alive; }
-pin_disabled() { status_json | grep -E '"disabled"[[:space:]]*:[[:space:]]*true' >/dev/null; }
-success_recorded() { status_json | grep -E '"last_success"[[:space:]]*:[[:space:]]*"' >/dev/null; }
 xss_unlocked() { [ "$OUTCOME" = unlocked ] && ! xss_locked; }
 xss_still_locked() { [ "$OUTCOME" = refused ] && xss_locked; }
 

@@ -116,7 +116,7 @@ DROP_IN=/usr/lib/systemd/system/$HELPER_UNIT.d/secureroom.conf
 E2E_PREFIX=sr-polkit-agent
 E2E_ROOT_REASON="it boots a container with systemd-nspawn"
 E2E_INNER_WHERE="the container"
-E2E_TOOLS+=(systemd-nspawn mmdebstrap tar sha256sum timeout)
+E2E_TOOLS+=(systemd-nspawn mmdebstrap tar timeout)
 E2E_USERS=("$TEST_USER")
 E2E_UIDS=("$TEST_UID")
 # What the container's root replaces (a path gone wrong would write the host's instead).
@@ -139,13 +139,13 @@ outer_prerequisites() {
     [ -f "$REPO/pam/common-auth-pin" ] || die "pam/common-auth-pin not found"
     [ -n "$RELEASE" ] || die "no release: /etc/os-release names no VERSION_CODENAME (set SR_E2E_RELEASE)"
     [ -f "$REPO/pam/polkit-agent-helper.conf" ] || die "pam/polkit-agent-helper.conf not found"
+    image_path
 }
 # What is under /run/systemd/nspawn, by name ("absent" if nothing is).
 nspawn_state() {
     if [ -e "$NSPAWN_RUN" ]; then find "$NSPAWN_RUN" -mindepth 1 -printf '%P\n' | sort; else echo absent; fi
 }
 outer_snapshot() {
-    image_path
     NSPAWN_RUN_EXISTED=0
     [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
     NSPAWN_BEFORE=$(nspawn_state)
@@ -301,8 +301,10 @@ outer_launch() {
 # ---------------------------------------------------------------------------------------
 SESSION= BUS= LOG_MARK=0 ATTEMPT_START=0 OUT= RC= STEPS=0 SHOWN=()
 
-# polkitd's journal since the attempt began (its lines without prefixes).
-polkitd_log() { journalctl --quiet --no-pager -o cat -u polkit.service 2>/dev/null || true; }
+# journal ARGS...: the journal's lines without prefixes (journalctl's own ARGS: a unit, --grep).
+journal() { journalctl --quiet --no-pager -o cat "$@" 2>/dev/null || true; }
+polkitd_log() { journal -u polkit.service; }
+# polkitd_says RE: a line of polkitd's since the attempt began (after its first LOG_MARK lines).
 polkitd_says() {
     local lines
     lines=$(polkitd_log | tail -n "+$((LOG_MARK + 1))")
@@ -348,7 +350,8 @@ start_session() {
     exec 9<>"$T/io/requests"     # read-write: opening never waits for the session's reader
     local deadline=$((SECONDS + TIMEOUT))
     while [ "$SECONDS" -lt "$deadline" ]; do
-        [ -s "$T/io/bus" ] && grep -q "Registered Authentication Agent for unix-session:" <<< "$(polkitd_log)" && break
+        [ -s "$T/io/bus" ] && [ -n "$(journal -u polkit.service --grep 'Registered Authentication Agent for unix-session:')" ] \
+            && break
         sleep 0.1
     done
     SESSION=$(cat "$T/io/session" 2>/dev/null || true)
@@ -356,15 +359,14 @@ start_session() {
 }
 
 # A real logind session of the test user, of type x11 and class user, active.
+# (That systemd is PID 1, inner_main has made sure of.)
 session_is_real() {
-    [ "$(cat /proc/1/comm)" = systemd ] && systemctl is-active --quiet systemd-logind.service && [ -n "$SESSION" ] \
-        && [ "$(loginctl show-session "$SESSION" --property=Name --value)" = "$TEST_USER" ] \
-        && [ "$(loginctl show-session "$SESSION" --property=Type --value)" = x11 ] \
-        && [ "$(loginctl show-session "$SESSION" --property=Class --value)" = user ] \
-        && [ "$(loginctl show-session "$SESSION" --property=Active --value)" = yes ]
+    systemctl is-active --quiet systemd-logind.service && [ -n "$SESSION" ] \
+        && [ "$(loginctl show-session "$SESSION" -p Name -p Type -p Class -p Active | sort)" \
+             = "$(printf '%s\n' Active=yes Class=user "Name=$TEST_USER" Type=x11)" ]
 }
 agent_registered() {
-    polkitd_log | grep -qE "Registered Authentication Agent for unix-session:$SESSION .*\\[$AGENT\\]"
+    [ -n "$(journal -u polkit.service --grep "Registered Authentication Agent for unix-session:$SESSION .*\\[$AGENT\\]")" ]
 }
 
 # ---- one pkexec through the agent's dialog -----------------------------------------------
@@ -412,15 +414,6 @@ attempt() {
 
 # shown K LINE: the dialog at prompt K (1-based) showed the label LINE, exactly.
 shown() { [ "$STEPS" -ge "$1" ] && grep -qxF "label	$2" <<< "${SHOWN[$(($1 - 1))]}"; }
-# The module's message after wrong PIN K of DENY.
-incorrect_pin_text() {
-    local left=$((DENY - $1))
-    case $left in
-        0) echo "Incorrect PIN. PIN disabled after $DENY failed attempts; ask an administrator." ;;
-        1) echo "Incorrect PIN. 1 attempt left before the PIN is disabled." ;;
-        *) echo "Incorrect PIN. $left attempts left before the PIN is disabled." ;;
-    esac
-}
 # checked_in UNIT_PATTERN: the module's last "PIN accepted" line came from a process of a
 # unit matching UNIT_PATTERN (the journal's _SYSTEMD_UNIT).
 checked_in() {
@@ -432,7 +425,7 @@ checked_in() {
 }
 # module_logged RE: a line of the module in the journal since the attempt began.
 module_logged() {
-    [ -n "$(journalctl --quiet --no-pager -o cat --since "@$ATTEMPT_START" --grep "pam_secureroom.*$1" 2>/dev/null)" ]
+    [ -n "$(journal --since "@$ATTEMPT_START" --grep "pam_secureroom.*$1")" ]
 }
 # systemd applies the drop-in to the helper's instances (its paths in their properties).
 drop_in_applied() {
@@ -442,19 +435,20 @@ drop_in_applied() {
         && grep -qF /run/secureroom <<< "$properties" && grep -qF /dev/tpmrm0 <<< "$properties"
 }
 polkit_version() { dpkg-query -W -f='${Version}' polkitd 2>/dev/null || echo '?'; }
-err_is() { [ "$(cat "$T/io/$1.err" 2>/dev/null)" = "$2" ]; }
+# err_is TEXT: pkexec's standard error in the last attempt (beside OUT) is TEXT.
+err_is() { [ "$(cat "${OUT%.out}.err" 2>/dev/null)" = "$1" ]; }
 steps_are() { [ "$STEPS" = "$1" ]; }
-pin_disabled() { status_json | grep -qE '"disabled"[[:space:]]*:[[:space:]]*true'; }
-success_recorded() { status_json | grep -qE '"last_success"[[:space:]]*:[[:space:]]*"'; }
 authenticated() {
     polkitd_says "Operator of unix-session:$SESSION successfully authenticated as unix-user:$TEST_USER to gain ONE-SHOT authorization for action $ACTION"
 }
-dismissed() { all 'rc_is 126' out_empty "err_is \"\$name\" 'Error executing command as another user: Request dismissed'"; }
+dismissed() { all 'rc_is 126' out_empty "err_is 'Error executing command as another user: Request dismissed'"; }
 
 check_diagnostics() {
     local k
-    echo "#   rc=$RC steps=$STEPS failures=$(failures_of) out=$(head -c 40 "$OUT" 2>/dev/null || true)"
-    echo "#   status: $(status_json | tr -d '\n')"
+    local status
+    status=$(status_json | tr -d '\n')
+    echo "#   rc=$RC steps=$STEPS out=$(head -c 40 "$OUT" 2>/dev/null || true)"
+    echo "#   status: $status"
     for (( k = 0; k < ${#SHOWN[@]}; k++ )); do
         echo "#   --- dialog at prompt $((k + 1)) ---"
         printf '%s\n' "${SHOWN[$k]}" | sed 's/^/#   | /'
@@ -486,7 +480,7 @@ inner_main() {
     # --- z. polkit's sandboxed helper without the package's drop-in ------------------------
     if [ -f "$DROP_IN" ]; then
         mv "$DROP_IN" "$T/drop-in.conf" && systemctl daemon-reload
-        name=z; attempt z "PIN: " "$PIN" "Password:" CANCEL
+        attempt z "PIN: " "$PIN" "Password:" CANCEL
         d="polkit's sandboxed $HELPER_UNIT without the package's drop-in: the state directory is read-only there"
         check "$d (the module logs 'Read-only file system'), so the right PIN cannot be counted and does not open" \
             all 'steps_are 2' 'shown 2 "Password:"' 'module_logged "Read-only file system"' dismissed \
@@ -495,7 +489,7 @@ inner_main() {
     fi
 
     # --- a. the right PIN ---------------------------------------------------------------
-    name=a; attempt a "PIN: " "$PIN"
+    attempt a "PIN: " "$PIN"
     check "right PIN: the dialog asks 'PIN: ' (the module's prompt); polkitd: successfully authenticated" \
         all 'steps_are 1' 'shown 1 "PIN: "' authenticated
     check "right PIN: pkexec runs $PROGRAM as root (prints 0, exit 0); nothing counted, last_success recorded" \
@@ -509,14 +503,14 @@ inner_main() {
     fi
 
     # --- b. a wrong PIN, a wrong password, Cancel -----------------------------------------
-    name=b; attempt b "PIN: " "$WRONG_PIN" "Password:" "$WRONG_PASSWORD" "PIN: " CANCEL
+    attempt b "PIN: " "$WRONG_PIN" "Password:" "$WRONG_PASSWORD" "PIN: " CANCEL
     check "wrong PIN: counted (failures 1); the dialog shows '$(incorrect_pin_text 1)' under pam_unix's 'Password:'" \
         all 'steps_are 3' "shown 2 \"\$(incorrect_pin_text 1)\"" 'failures_are 1'
     check "wrong password: the agent's '$AGENT_FAILURE' and a new 'PIN: '; Cancel: pkexec 'Request dismissed' (126)" \
         all 'shown 3 "$AGENT_FAILURE"' dismissed 'failures_are 1'
 
     # --- c. Enter at PIN: skips the PIN; the password authenticates -----------------------
-    name=c; attempt c "PIN: " "" "Password:" "$PASSWORD"
+    attempt c "PIN: " "" "Password:" "$PASSWORD"
     d="Enter at 'PIN: ': not counted, the module's 'The PIN must be exactly 4 digits' shows"
     check "$d; the password authenticates and pkexec runs $PROGRAM as root" \
         all 'steps_are 2' 'shown 2 "The PIN must be exactly 4 digits (0-9)."' authenticated 'rc_is 0' 'out_is 0' \
@@ -525,13 +519,13 @@ inner_main() {
     # --- d. lockout -------------------------------------------------------------------------
     reset_pin
     for (( k = 1; k <= DENY; k++ )); do
-        name=d$k; attempt "d$k" "PIN: " "${LOCKOUT_PINS[$((k - 1))]}" "Password:" CANCEL
+        attempt "d$k" "PIN: " "${LOCKOUT_PINS[$((k - 1))]}" "Password:" CANCEL
         check "lockout: wrong PIN $k/$DENY counted (failures $k), '$(incorrect_pin_text "$k")' shown; Cancel at Password:" \
             all 'steps_are 2' "failures_are $k" "shown 2 \"\$(incorrect_pin_text $k)\"" dismissed
     done
     check "lockout: status --json shows the PIN disabled after $DENY failures" pin_disabled
 
-    name=e; attempt e "Password:" "$PASSWORD"
+    attempt e "Password:" "$PASSWORD"
     d="PIN disabled: the dialog asks for the password at once, with"
     check "$d 'PIN disabled after $DENY failed attempts; ask an administrator.'" \
         all 'steps_are 1' "shown 1 \"PIN disabled after $DENY failed attempts; ask an administrator.\"" \

@@ -305,8 +305,6 @@ check_diagnostics() {
 prompts_are() { [ "$PROMPTS" = "$1" ]; }
 # polkitd_says RE: polkitd's log has a line matching RE since the attempt began.
 polkitd_says() { tail -n "+$((LOG_MARK + 1))" "$T/log/polkitd.log" | grep -qE -- "$1"; }
-pin_disabled() { status_json | grep -qE '"disabled"[[:space:]]*:[[:space:]]*true'; }
-success_recorded() { status_json | grep -qE '"last_success"[[:space:]]*:[[:space:]]*"'; }
 # The agent was asked (polkitd's log: pkttyagent registered for the shell), showed who
 # authenticates, and polkitd granted the one-shot authorization.
 authenticated_by_agent() {
@@ -324,13 +322,7 @@ refused_by_polkit() {
 }
 # The module's message after wrong PIN K of DENY, as pkttyagent shows a PAM_ERROR_MSG.
 incorrect_pin_shown() {
-    local left=$((DENY - $1)) text
-    case $left in
-        0) text="PIN disabled after $DENY failed attempts; ask an administrator\\." ;;
-        1) text="1 attempt left before the PIN is disabled\\." ;;
-        *) text="$left attempts left before the PIN is disabled\\." ;;
-    esac
-    shows "^Error: Incorrect PIN\\. $text\$"
+    shows "^Error: $(incorrect_pin_text "$1" | sed 's/\./\\./g')\$"
 }
 
 inner_main() {

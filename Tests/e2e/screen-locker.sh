@@ -327,8 +327,6 @@ check_diagnostics() {
 outcome_is() { [ "$OUTCOME" = "$1" ]; }
 unlocked()   { [ "$OUTCOME" = unlocked ] && [ "$LOCKER_RC" = 0 ]; }
 still_locked_after() { sleep "$1"; locker_alive; }
-pin_disabled() { status_json | grep -qE '"disabled"[[:space:]]*:[[:space:]]*true'; }
-success_recorded() { status_json | grep -qE '"last_success"[[:space:]]*:[[:space:]]*"'; }
 
 inner_main() {
     setup_namespace

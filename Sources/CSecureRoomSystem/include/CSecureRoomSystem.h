@@ -121,6 +121,8 @@ struct sr_lazy_library {
 };
 #define SR_LAZY_LIBRARY(load, unloaded) {PTHREAD_MUTEX_INITIALIZER, 0, (load), (unloaded)}
 int sr_lazy_ready(struct sr_lazy_library *library);
+/* Why the last load failed ("" once loaded), without loading again. */
+const char *sr_lazy_error(struct sr_lazy_library *library);
 void *sr_lazy_open(struct sr_lazy_library *library, const char *soname);
 
 #endif

@@ -299,6 +299,10 @@ public struct Configuration: Sendable {
     /// (`KDFParameters.meetsFloor`), or below it with `argon2_below_floor`.
     public func acceptsCost(_ parameters: KDFParameters) -> Bool { parameters.meetsFloor || allowsBelowFloor }
 
+    /// Whether a PIN of `digits` digits can be typed here (`digits=`); one of another
+    /// length is refused before the prompt.
+    public func acceptsLength(_ digits: Int) -> Bool { digits == format.digits }
+
     /// Checks combinations that single options cannot: argon2 memory against lanes, and
     /// the cost against the floor unless `argon2_below_floor` allows less.
     func validate() throws {

@@ -88,7 +88,7 @@ public struct PINVerifier {
                 reason: "argon2 \(parameters.summary) is below the floor of \(KDFParameters.floorDescription); "
                     + "set the PIN again")
         }
-        if let credential, credential.digits != store.configuration.format.digits {
+        if let credential, !store.configuration.acceptsLength(credential.digits) {
             throw SecureRoomError.pinLengthChanged(
                 user: user.rawValue, digits: credential.digits, configured: store.configuration.format.digits)
         }
