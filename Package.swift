@@ -52,16 +52,16 @@ let package = Package(
         .systemLibrary(
             name: "CKeyutils", pkgConfig: "libkeyutils",
             providers: [.apt(["libkeyutils-dev"])]),
-        // HMAC, HKDF and ChaCha20-Poly1305 from the system's OpenSSL 3 libcrypto (Debian:
-        // libssl-dev), which sshd and sudo already load: no embedded crypto library.
+        // SHA-256, HMAC, HKDF and ChaCha20-Poly1305 from the system's Nettle (Debian:
+        // nettle-dev), which apt already loads (GnuTLS's crypto): no embedded crypto library.
         .target(
             name: "CSecureRoomCrypto",
-            linkerSettings: [.linkedLibrary("crypto")]),
+            linkerSettings: [.linkedLibrary("nettle")]),
         // tpm2-tss ESAPI (Debian: libtss2-dev: esys, mu, rc, tctildr), opened with dlopen at
         // the first TPM call: its headers, and one-line forwarders (docs/DESIGN.md §2).
         .target(name: "CTSS2", dependencies: ["CSecureRoomSystem"]),
         // What every other target builds on, without libargon2 or tss2: secret bytes,
-        // sealing (libcrypto), hex, file descriptors, user names, time, the error type.
+        // sealing (Nettle), hex, file descriptors, user names, time, the error type.
         .target(
             name: "SecureRoomBase", dependencies: ["CSecureRoomSystem", "CSecureRoomCrypto"],
             swiftSettings: withoutRegex),
@@ -113,10 +113,9 @@ let package = Package(
         // sd-bus from libsystemd (Debian: libsystemd-dev): the session bus `serve` speaks on,
         // opened with dlopen at its first call (its header, and one-line forwarders).
         .target(name: "CSDBus", dependencies: ["CSecureRoomSystem"]),
-        // The Secret Service's transfer algorithm (DH group 2, AES-128-CBC) from libcrypto.
-        .target(
-            name: "CSecureRoomTransferCrypto",
-            linkerSettings: [.linkedLibrary("crypto")]),
+        // The Secret Service's transfer algorithm (DH group 2, AES-128-CBC) from OpenSSL 3's
+        // libcrypto (Debian: libssl-dev), opened with dlopen at its first call.
+        .target(name: "CSecureRoomTransferCrypto", dependencies: ["CSecureRoomSystem"]),
         // The Secret Service provider over the vault (docs/DESIGN.md §14): `secureroom-vault serve`.
         .target(
             name: "SecureRoomSecretService",
@@ -124,8 +123,9 @@ let package = Package(
                 "SecureRoomBase", "SecureRoomVault", "CSDBus", "CSecureRoomTransferCrypto", "CSecureRoomCrypto",
                 "CSecureRoomSystem",
             ]),
-        // libpam as an application (`secureroom-vault unlock`).
-        .systemLibrary(name: "CPAMClient"),
+        // libpam as an application (`secureroom-vault unlock`, the helper's password check),
+        // opened with dlopen at its first call (its header, and one-line forwarders).
+        .target(name: "CPAMClient", dependencies: ["CSecureRoomSystem"]),
         .executableTarget(
             name: "SecureRoomVaultTool",
             dependencies: [

@@ -57,28 +57,8 @@
     X(sd_bus_send) \
     X(sd_bus_slot_unref)
 
-/* The functions, resolved by load(). */
-static struct {
-#define SR_POINTER(name) __typeof__(name) *name;
-    SR_SD_BUS_FUNCTIONS(SR_POINTER)
-#undef SR_POINTER
-} fn;
-
-/* Opens libsystemd and resolves every function, or leaves nothing open. */
-static int load(struct sr_lazy_library *library)
-{
-    void *handle = sr_lazy_open(library, "libsystemd.so.0");
-    if (!handle) return -1;
-#define SR_RESOLVE(name)                                                                 \
-    if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                        \
-        snprintf(library->error, sizeof library->error, "libsystemd.so.0: no symbol %s", #name); \
-        dlclose(handle);                                                                 \
-        return -1;                                                                       \
-    }
-    SR_SD_BUS_FUNCTIONS(SR_RESOLVE)
-#undef SR_RESOLVE
-    return 0;
-}
+/* The functions (fn), and load(), which opens libsystemd and resolves them. */
+SR_LAZY_FUNCTIONS(SR_SD_BUS_FUNCTIONS, "libsystemd.so.0")
 
 static struct sr_lazy_library libsystemd = SR_LAZY_LIBRARY(load, "libsystemd is not loaded");
 

@@ -4,7 +4,7 @@
 import CSecureRoomCrypto
 
 /// The primitives every SecureRoom key goes through (docs/FORMAT.md §2, §7, §9), on the
-/// system's libcrypto (CSecureRoomCrypto): HKDF-SHA256 into a wiped buffer, HMAC-SHA256,
+/// system's Nettle (CSecureRoomCrypto): HKDF-SHA256 into a wiped buffer, HMAC-SHA256,
 /// and ChaCha20-Poly1305 sealing and opening, with the plaintext only ever in wiped
 /// buffers. Sealed data is `nonce (12) || ciphertext || tag (16)`.
 public enum SealedKeys {
@@ -16,12 +16,12 @@ public enum SealedKeys {
 
     /// HKDF-SHA256(IKM = `input`, `salt`, `info`), 32 bytes.
     public static func derive(_ input: SecretBytes, salt: [UInt8] = [], info: String) -> SecretBytes {
-        // HKDF over an in-memory buffer fails only if libcrypto cannot allocate: then the
-        // key is zero, and whatever it seals or checks fails to verify, never to match.
+        // HKDF fails only for more than 255 blocks, which 32 bytes are not; were it to fail,
+        // the key would be zero, and whatever it seals or checks fail to verify, never match.
         derive(input, salt: salt, info: info, length: keyLength) ?? SecretBytes(count: keyLength)
     }
 
-    /// HKDF-SHA256(IKM = `input`, `salt`, `info`), `length` bytes; nil if libcrypto failed.
+    /// HKDF-SHA256(IKM = `input`, `salt`, `info`), `length` bytes; nil beyond 255 × 32 bytes.
     public static func derive(_ input: SecretBytes, salt: [UInt8] = [], info: String, length: Int) -> SecretBytes? {
         let key = SecretBytes(count: length)
         let information = Array(info.utf8)
@@ -64,7 +64,7 @@ public enum SealedKeys {
                 )
             }
         }
-        guard ok == 1 else { throw SecureRoomError.kdfFailure("ChaCha20-Poly1305 sealing failed in libcrypto") }
+        guard ok == 1 else { throw SecureRoomError.kdfFailure("ChaCha20-Poly1305 sealing failed") }
         return sealed
     }
 

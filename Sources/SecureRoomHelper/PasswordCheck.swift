@@ -21,12 +21,12 @@ struct PasswordCheck {
     func run() -> String? {
         var conversation = pam_conv(conv: relay, appdata_ptr: nil)
         var handle: OpaquePointer?
-        var code = pam_start(HelperProtocol.enrolService, user.rawValue, &conversation, &handle)
-        guard code == PAM_SUCCESS, let handle else { return String(cString: pam_strerror(nil, code)) }
-        code = pam_authenticate(handle, Int32(PAM_DISALLOW_NULL_AUTHTOK))
-        if code == PAM_SUCCESS { code = pam_acct_mgmt(handle, Int32(PAM_DISALLOW_NULL_AUTHTOK)) }
-        let reason = code == PAM_SUCCESS ? nil : String(cString: pam_strerror(handle, code))
-        pam_end(handle, code)
+        var code = sr_pam_start(HelperProtocol.enrolService, user.rawValue, &conversation, &handle)
+        guard code == PAM_SUCCESS, let handle else { return String(cString: sr_pam_strerror(nil, code)) }
+        code = sr_pam_authenticate(handle, Int32(PAM_DISALLOW_NULL_AUTHTOK))
+        if code == PAM_SUCCESS { code = sr_pam_acct_mgmt(handle, Int32(PAM_DISALLOW_NULL_AUTHTOK)) }
+        let reason = code == PAM_SUCCESS ? nil : String(cString: sr_pam_strerror(handle, code))
+        sr_pam_end(handle, code)
         return reason
     }
 }

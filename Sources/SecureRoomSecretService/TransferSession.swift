@@ -40,6 +40,9 @@ final class TransferSession {
 
     /// A dh session from the client's public key; returns it and our public key.
     static func negotiate(owner: String, peerPublicKey: SecretBytes) throws -> (TransferSession, [UInt8]) {
+        guard sr_transfer_crypto_load() == 0 else {
+            throw BusFailure.failed("cannot load libcrypto: \(String(cString: sr_transfer_crypto_load_error()))")
+        }
         var ours = [UInt8](repeating: 0, count: Int(SR_DH_IETF1024_LENGTH))
         let shared = SecretBytes(count: Int(SR_DH_IETF1024_LENGTH))
         let agreed = shared.withUnsafeMutableBytes { secret in
@@ -54,7 +57,7 @@ final class TransferSession {
                 "the client's public key is not a valid 1 to 128-byte value in the group (1 < y < p-1)")
         }
         guard let key = SealedKeys.derive(shared, info: "", length: keyLength) else {
-            throw BusFailure.failed("key derivation failed in libcrypto")
+            throw BusFailure.failed("key derivation failed")
         }
         return (TransferSession(owner: owner, key: key), ours)
     }

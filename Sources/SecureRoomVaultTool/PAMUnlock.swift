@@ -9,7 +9,7 @@ import SecureRoomProgramSupport
 
 /// Runs the PAM service `secureroom-vault` for the invoking user: `pam_authenticate`
 /// (the PIN pad, the lockout and, without root, secureroom-helper all apply; one argon2
-/// run), then `pam_setcred(PAM_ESTABLISH_CRED)`, where pam_secureroom puts the unlocked
+/// run), then `sr_pam_setcred(PAM_ESTABLISH_CRED)`, where pam_secureroom puts the unlocked
 /// key in the user's keyring.
 struct PAMUnlock {
     /// The PAM service (shipped as pam/secureroom-vault, installed in /etc/pam.d).
@@ -44,19 +44,19 @@ struct PAMUnlock {
         defer { context.release() }
         var conversation = pam_conv(conv: converse, appdata_ptr: context.toOpaque())
         var handle: OpaquePointer?
-        var code = pam_start(Self.service, user.rawValue, &conversation, &handle)
+        var code = sr_pam_start(Self.service, user.rawValue, &conversation, &handle)
         guard code == PAM_SUCCESS, let handle else {
             return Result(code: code, lastMessage: nil, cancelled: false, inputFailure: nil)
         }
-        code = pam_authenticate(handle, 0)
-        if code == PAM_SUCCESS { code = pam_setcred(handle, Int32(PAM_ESTABLISH_CRED)) }
-        pam_end(handle, code)
+        code = sr_pam_authenticate(handle, 0)
+        if code == PAM_SUCCESS { code = sr_pam_setcred(handle, Int32(PAM_ESTABLISH_CRED)) }
+        sr_pam_end(handle, code)
         return Result(
             code: code, lastMessage: state.lastMessage, cancelled: state.cancelled, inputFailure: state.inputFailure)
     }
 
     /// libpam's description of `code`.
-    static func describe(_ code: Int32) -> String { String(cString: pam_strerror(nil, code)) }
+    static func describe(_ code: Int32) -> String { String(cString: sr_pam_strerror(nil, code)) }
 }
 
 /// What the conversation function needs; passed through `appdata_ptr`.

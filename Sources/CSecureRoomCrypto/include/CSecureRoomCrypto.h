@@ -2,25 +2,26 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /*
- * CSecureRoomCrypto — the primitives SecureRoom's records use, from the system's
- * OpenSSL 3 libcrypto (Debian: libssl-dev), which sshd and sudo already load and which
+ * CSecureRoomCrypto — the primitives SecureRoom's records use, from the system's Nettle
+ * (Debian: nettle-dev; libnettle8, GnuTLS's crypto, which apt already loads), which
  * receives the distribution's security updates (docs/DESIGN.md §2, "Crypto").
  *
  * Each function returns 1 on success, 0 on failure (for open: the data did not
- * authenticate, and nothing was written that the caller may use). Names are prefixed sr_.
+ * authenticate, and nothing was written that the caller may use; for HKDF: more than 255
+ * blocks asked). Names are prefixed sr_.
  */
 #ifndef CSECUREROOM_CRYPTO_H
 #define CSECUREROOM_CRYPTO_H
 
 #include <stddef.h>
 
-/* SHA-256(data) into out[32] (EVP_Q_digest). */
+/* SHA-256(data) into out[32]. */
 int sr_sha256(const void *data, size_t data_length, unsigned char *out);
 
-/* HMAC-SHA256(key, data) into out[32] (EVP_Q_mac). */
+/* HMAC-SHA256(key, data) into out[32]. */
 int sr_hmac_sha256(const void *key, size_t key_length, const void *data, size_t data_length, unsigned char *out);
 
-/* HKDF-SHA256 (RFC 5869, extract and expand) of ikm with salt and info, out_length bytes (EVP_KDF "HKDF"). */
+/* HKDF-SHA256 (RFC 5869, extract and expand) of ikm with salt and info, out_length bytes. */
 int sr_hkdf_sha256(const void *ikm, size_t ikm_length, const void *salt, size_t salt_length,
                    const void *info, size_t info_length, unsigned char *out, size_t out_length);
 

@@ -125,4 +125,26 @@ int sr_lazy_ready(struct sr_lazy_library *library);
 const char *sr_lazy_error(struct sr_lazy_library *library);
 void *sr_lazy_open(struct sr_lazy_library *library, const char *soname);
 
+/* For a shim over one library: `fn`, a structure with a pointer for each function that
+ * LIST names (an X-macro: LIST(X) expands X(name) for each), and `load`, which opens
+ * SONAME and resolves them all, or leaves nothing open (for SR_LAZY_LIBRARY). The file
+ * includes the library's header, <dlfcn.h> and <stdio.h>. */
+#define SR_LAZY_POINTER(name) __typeof__(name) *name;
+#define SR_LAZY_RESOLVE(name)                                                               \
+    if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                           \
+        snprintf(library->error, sizeof library->error, "%s: no symbol %s", soname, #name); \
+        dlclose(handle);                                                                    \
+        return -1;                                                                          \
+    }
+#define SR_LAZY_FUNCTIONS(LIST, SONAME)                             \
+    static struct { LIST(SR_LAZY_POINTER) } fn;                     \
+    static int load(struct sr_lazy_library *library)                \
+    {                                                               \
+        const char *soname = (SONAME);                              \
+        void *handle = sr_lazy_open(library, soname);               \
+        if (!handle) return -1;                                     \
+        LIST(SR_LAZY_RESOLVE)                                       \
+        return 0;                                                   \
+    }
+
 #endif

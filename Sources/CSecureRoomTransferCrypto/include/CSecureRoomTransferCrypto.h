@@ -7,13 +7,23 @@
  * libcrypto: the Diffie-Hellman exchange in the RFC 2409 1024-bit MODP group (generator 2)
  * and AES-128-CBC with PKCS#7 padding. The session key is HKDF-SHA256 of the shared
  * secret (CSecureRoomCrypto's sr_hkdf_sha256, empty salt and info, 16 bytes).
+ * libcrypto.so.3 is opened with dlopen(3) at the first call, so that only a client's
+ * encrypted session pays for loading it, not every start of secureroom-vault.
  *
- * Each function returns 1 on success, 0 on failure. Names are prefixed sr_.
+ * Each function returns 1 on success, 0 on failure (also while libcrypto cannot be
+ * loaded). Names are prefixed sr_.
  */
 #ifndef CSECUREROOM_TRANSFER_CRYPTO_H
 #define CSECUREROOM_TRANSFER_CRYPTO_H
 
 #include <stddef.h>
+
+/* Loads libcrypto.so.3 if not yet loaded (thread-safe; a failure is tried again at the next
+ * call); 0 when it is loaded. */
+int sr_transfer_crypto_load(void);
+
+/* Why it could not be loaded (dlerror(3)'s text); "" once loaded. */
+const char *sr_transfer_crypto_load_error(void);
 
 /* Length of the group's prime, of our public key and of the shared secret, in bytes. */
 #define SR_DH_IETF1024_LENGTH 128

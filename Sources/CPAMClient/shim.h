@@ -1,4 +1,0 @@
-// SPDX-FileCopyrightText: 2026 SecureRoom authors
-// SPDX-License-Identifier: Apache-2.0
-
-#include <security/pam_appl.h>
