@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 """size: stripped sizes and start-up of the module, the helper and the tools vs. a static
-hello-world Swift program. Start-up timed with hyperfine, alternating. Targets: module <= 7 MB;
+hello-world Swift program, and vs. the smallest swift-argument-parser tool (what the tools'
+parser costs by itself). Start-up timed with hyperfine, alternating. Targets: module <= 7 MB;
 helper <= 1.2x, `secureroom status` and `secureroom-vault get` <= 1.5x the hello-world's."""
 
 from pathlib import Path
@@ -28,7 +29,7 @@ def text_size(path: Path) -> int:
 def run(bench: Bench) -> None:
     """Measures sizes and start-up against the Swift floor; writes size.md and size.target."""
     row = Row(bench, "size", "Size and start-up: the module, the helper and the tools against the Swift floor")
-    floors = make_floors(bench.work)
+    floors = make_floors(bench.work, bench.repo)
     prepare_vault(bench)
     run_command([str(bench.vault), "add", "bench-title"], input=b"bench value\n", check=False, quiet=True)
     stripped = bench.bin / "stripped"
@@ -38,7 +39,8 @@ def run(bench: Bench) -> None:
              "",
              "| artifact | on disk MB | text MB | vs. hello-world on disk |",
              "|---|---:|---:|---:|")
-    artifacts = {"hello-world": floors.hello, "minimal-module": floors.minimal_module}
+    artifacts = {"hello-world": floors.hello, "minimal-module": floors.minimal_module,
+                 "minimal argument-parser tool": floors.argument_parser}
     artifacts.update((name, stripped / name) for name in
                      ("pam_secureroom.so", "pam_secureroom_core.so", "secureroom-helper", "secureroom",
                       "secureroom-vault"))
@@ -53,6 +55,7 @@ def run(bench: Bench) -> None:
     samples = bench.timer.alternate([
         Contender("truth", Command(("/bin/true",))),
         Contender("hello", Command((str(floors.hello),))),
+        Contender("parser", Command((str(floors.argument_parser), "status", USER))),
         Contender("helper", Command((str(stripped / "secureroom-helper"),))),
         Contender("status", Command((str(stripped / "secureroom"), "status", USER))),
         Contender("get", Command((str(stripped / "secureroom-vault"), "get", "bench-title"))),
@@ -60,11 +63,14 @@ def run(bench: Bench) -> None:
     h = median(samples["hello"])
     row.emit(f"Start-up, {rounds} rounds each, alternating, timed with hyperfine. The helper runs with no request (it",
              "checks its caller, refuses the usage and exits); `status` reads one user's records;",
-             "`get` opens the unlocked vault (10 ms budget) and prints one secret.",
+             "`get` opens the unlocked vault (10 ms budget) and prints one secret. The minimal",
+             "argument-parser tool is the smallest program on swift-argument-parser that the tools'",
+             "`status USER` can be: one subcommand with one argument, which it prints.",
              "",
              "| program | median ms | range ms | vs. hello-world |",
              "|---|---:|---:|---:|")
-    programs = {"truth": "/bin/true", "hello": "static hello-world Swift", "helper": "secureroom-helper",
+    programs = {"truth": "/bin/true", "hello": "static hello-world Swift",
+                "parser": "minimal argument-parser tool, `status USER`", "helper": "secureroom-helper",
                 "status": "secureroom status USER", "get": "secureroom-vault get TITLE"}
     for name, label in programs.items():
         row.emit(f"| {label} | {med(samples[name])} | {spread(samples[name])} | {ratio(median(samples[name]), h)} |")
