@@ -53,7 +53,7 @@ let package = Package(
             name: "CKeyutils", pkgConfig: "libkeyutils",
             providers: [.apt(["libkeyutils-dev"])]),
         // SHA-256, HMAC, HKDF and ChaCha20-Poly1305 from the system's Nettle (Debian:
-        // nettle-dev), which apt already loads (GnuTLS's crypto): no embedded crypto library.
+        // nettle-dev; GnuTLS's crypto library): no embedded crypto library.
         .target(
             name: "CSecureRoomCrypto",
             linkerSettings: [.linkedLibrary("nettle")]),

@@ -16,8 +16,10 @@
     X(pam_start) \
     X(pam_strerror)
 
-/* The functions (fn), and load(), which opens libpam and resolves them. */
-SR_LAZY_FUNCTIONS(SR_PAM_FUNCTIONS, "libpam.so.0")
+/* The functions (fn), and load(), which opens libpam and resolves them. Global, as if the
+ * program were linked with it: modules that do not link libpam themselves find its
+ * pam_get_item and the rest there. */
+SR_LAZY_FUNCTIONS(SR_PAM_FUNCTIONS, "libpam.so.0", RTLD_GLOBAL)
 
 static struct sr_lazy_library libpam = SR_LAZY_LIBRARY(load, "libpam is not loaded");
 

@@ -58,7 +58,7 @@
     X(sd_bus_slot_unref)
 
 /* The functions (fn), and load(), which opens libsystemd and resolves them. */
-SR_LAZY_FUNCTIONS(SR_SD_BUS_FUNCTIONS, "libsystemd.so.0")
+SR_LAZY_FUNCTIONS(SR_SD_BUS_FUNCTIONS, "libsystemd.so.0", RTLD_LOCAL)
 
 static struct sr_lazy_library libsystemd = SR_LAZY_LIBRARY(load, "libsystemd is not loaded");
 

@@ -4,7 +4,8 @@
 /*
  * The primitives of CSecureRoomCrypto.h on Nettle (libnettle.so.8). Nettle's contexts are
  * plain structures on the stack, so each is wiped with explicit_bzero(3) before returning,
- * as are the derived pseudorandom key of HKDF and a plaintext that did not authenticate.
+ * as are HKDF's pseudorandom key, the tag computed when opening, and a plaintext that did
+ * not authenticate.
  */
 #include "CSecureRoomCrypto.h"
 
@@ -14,6 +15,12 @@
 #include <nettle/hmac.h>
 #include <nettle/memops.h>
 #include <nettle/sha2.h>
+#include <nettle/version.h>
+
+/* Nettle 4 (libnettle.so.9) dropped the length argument of every *_digest function. */
+#if NETTLE_VERSION_MAJOR >= 4
+#error "CSecureRoomCrypto is written for Nettle 3 (libnettle.so.8)"
+#endif
 
 int sr_sha256(const void *data, size_t data_length, unsigned char *out)
 {
@@ -87,6 +94,7 @@ int sr_chacha20_poly1305_open(const unsigned char *key, const unsigned char *non
     chacha_poly1305_digest(&context, sizeof expected, expected);
     explicit_bzero(&context, sizeof context);
     int ok = memeql_sec(expected, tag, sizeof expected);
+    explicit_bzero(expected, sizeof expected);
     if (!ok && length)
         explicit_bzero(plaintext, length);
     return ok;

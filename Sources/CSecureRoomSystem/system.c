@@ -172,9 +172,9 @@ const char *sr_lazy_error(struct sr_lazy_library *library)
     return __atomic_load_n(&library->ready, __ATOMIC_ACQUIRE) ? "" : library->error;
 }
 
-void *sr_lazy_open(struct sr_lazy_library *library, const char *soname)
+void *sr_lazy_open(struct sr_lazy_library *library, const char *soname, int scope)
 {
-    void *handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    void *handle = dlopen(soname, RTLD_NOW | scope);
     if (!handle) snprintf(library->error, sizeof library->error, "%s", dlerror());
     return handle;
 }

@@ -43,7 +43,7 @@
     X(EVP_aes_128_cbc)
 
 /* The functions (fn), and load(), which opens libcrypto and resolves them. */
-SR_LAZY_FUNCTIONS(SR_LIBCRYPTO_FUNCTIONS, "libcrypto.so.3")
+SR_LAZY_FUNCTIONS(SR_LIBCRYPTO_FUNCTIONS, "libcrypto.so.3", RTLD_LOCAL)
 
 static struct sr_lazy_library libcrypto = SR_LAZY_LIBRARY(load, "libcrypto is not loaded");
 

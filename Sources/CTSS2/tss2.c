@@ -60,10 +60,10 @@ static struct {
 /* Opens the four libraries and resolves every function, or leaves nothing open. */
 static int load(struct sr_lazy_library *library)
 {
-    void *esys = sr_lazy_open(library, "libtss2-esys.so.0");
-    void *mu = esys ? sr_lazy_open(library, "libtss2-mu.so.0") : NULL;
-    void *rc = mu ? sr_lazy_open(library, "libtss2-rc.so.0") : NULL;
-    void *tctildr = rc ? sr_lazy_open(library, "libtss2-tctildr.so.0") : NULL;
+    void *esys = sr_lazy_open(library, "libtss2-esys.so.0", RTLD_LOCAL);
+    void *mu = esys ? sr_lazy_open(library, "libtss2-mu.so.0", RTLD_LOCAL) : NULL;
+    void *rc = mu ? sr_lazy_open(library, "libtss2-rc.so.0", RTLD_LOCAL) : NULL;
+    void *tctildr = rc ? sr_lazy_open(library, "libtss2-tctildr.so.0", RTLD_LOCAL) : NULL;
     int complete = tctildr != NULL;
 #define SR_RESOLVE(handle, name)                                                        \
     if (complete && !(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {           \

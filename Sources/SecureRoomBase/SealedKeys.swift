@@ -64,6 +64,7 @@ public enum SealedKeys {
                 )
             }
         }
+        // Nettle's sealing cannot fail today; the C interface keeps the status for another library.
         guard ok == 1 else { throw SecureRoomError.kdfFailure("ChaCha20-Poly1305 sealing failed") }
         return sealed
     }

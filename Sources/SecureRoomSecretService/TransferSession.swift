@@ -56,6 +56,7 @@ final class TransferSession {
             throw BusFailure.invalidArguments(
                 "the client's public key is not a valid 1 to 128-byte value in the group (1 < y < p-1)")
         }
+        // 16 bytes are within HKDF's limit: a guard, not a case that happens.
         guard let key = SealedKeys.derive(shared, info: "", length: keyLength) else {
             throw BusFailure.failed("key derivation failed")
         }

@@ -9,7 +9,7 @@ import SecureRoomProgramSupport
 
 /// Runs the PAM service `secureroom-vault` for the invoking user: `pam_authenticate`
 /// (the PIN pad, the lockout and, without root, secureroom-helper all apply; one argon2
-/// run), then `sr_pam_setcred(PAM_ESTABLISH_CRED)`, where pam_secureroom puts the unlocked
+/// run), then `pam_setcred(PAM_ESTABLISH_CRED)`, where pam_secureroom puts the unlocked
 /// key in the user's keyring.
 struct PAMUnlock {
     /// The PAM service (shipped as pam/secureroom-vault, installed in /etc/pam.d).

@@ -197,6 +197,17 @@ package_state() {
   [ "$state" = "$2" ]
 }
 both_installed() { package_state libpam-secureroom "ii $1" && package_state secureroom "ii $1"; }
+# static_libstdcxx_named: both packages' Static-Built-Using names the source package and
+# version of the libstdc++.a their binaries carry (the one GCC links here).
+static_libstdcxx_named() {
+  local archive want deb
+  archive=$(readlink -f "$(gcc -print-file-name=libstdc++.a)")
+  want=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' "$(dpkg -S "$archive" | cut -d: -f1)")
+  for deb in "${v1[@]}"; do
+    echo "$(basename "$deb"): $(dpkg-deb -f "$deb" Static-Built-Using)"
+    [ "$(dpkg-deb -f "$deb" Static-Built-Using)" = "$want" ] || return 1
+  done
+}
 both_config_files() { package_state libpam-secureroom "rc $version2" && package_state secureroom "rc $version2"; }
 both_gone() {
   local package line
@@ -375,6 +386,7 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 module=/usr/lib/$multiarch/security/pam_secureroom.so
 
 echo "# install $version1"
+check "both packages name the libstdc++ linked into them (Static-Built-Using)" static_libstdcxx_named
 check "apt installs libpam-secureroom and secureroom $version1" apt_install "./v1/*.deb"
 check "both packages are installed at $version1" both_installed "$version1"
 check "postinst initialised the state: /var/lib/secureroom (0700 root), its pepper (0600 root)" state_initialised

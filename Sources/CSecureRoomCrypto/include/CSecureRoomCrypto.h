@@ -3,8 +3,8 @@
 
 /*
  * CSecureRoomCrypto — the primitives SecureRoom's records use, from the system's Nettle
- * (Debian: nettle-dev; libnettle8, GnuTLS's crypto, which apt already loads), which
- * receives the distribution's security updates (docs/DESIGN.md §2, "Crypto").
+ * (Debian: nettle-dev; libnettle8, GnuTLS's crypto library), which receives the
+ * distribution's security updates (docs/DESIGN.md §2, "Crypto").
  *
  * Each function returns 1 on success, 0 on failure (for open: the data did not
  * authenticate, and nothing was written that the caller may use; for HKDF: more than 255

@@ -123,12 +123,14 @@ struct sr_lazy_library {
 int sr_lazy_ready(struct sr_lazy_library *library);
 /* Why the last load failed ("" once loaded), without loading again. */
 const char *sr_lazy_error(struct sr_lazy_library *library);
-void *sr_lazy_open(struct sr_lazy_library *library, const char *soname);
+/* dlopen(3) of SONAME with RTLD_NOW and SCOPE (RTLD_LOCAL, or RTLD_GLOBAL for a library
+ * whose own plug-ins expect its symbols global, as libpam's modules do). */
+void *sr_lazy_open(struct sr_lazy_library *library, const char *soname, int scope);
 
 /* For a shim over one library: `fn`, a structure with a pointer for each function that
  * LIST names (an X-macro: LIST(X) expands X(name) for each), and `load`, which opens
- * SONAME and resolves them all, or leaves nothing open (for SR_LAZY_LIBRARY). The file
- * includes the library's header, <dlfcn.h> and <stdio.h>. */
+ * SONAME with SCOPE (sr_lazy_open) and resolves them all, or leaves nothing open (for
+ * SR_LAZY_LIBRARY). The file includes the library's header, <dlfcn.h> and <stdio.h>. */
 #define SR_LAZY_POINTER(name) __typeof__(name) *name;
 #define SR_LAZY_RESOLVE(name)                                                               \
     if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                           \
@@ -136,12 +138,12 @@ void *sr_lazy_open(struct sr_lazy_library *library, const char *soname);
         dlclose(handle);                                                                    \
         return -1;                                                                          \
     }
-#define SR_LAZY_FUNCTIONS(LIST, SONAME)                             \
+#define SR_LAZY_FUNCTIONS(LIST, SONAME, SCOPE)                      \
     static struct { LIST(SR_LAZY_POINTER) } fn;                     \
     static int load(struct sr_lazy_library *library)                \
     {                                                               \
         const char *soname = (SONAME);                              \
-        void *handle = sr_lazy_open(library, soname);               \
+        void *handle = sr_lazy_open(library, soname, (SCOPE));      \
         if (!handle) return -1;                                     \
         LIST(SR_LAZY_RESOLVE)                                       \
         return 0;                                                   \

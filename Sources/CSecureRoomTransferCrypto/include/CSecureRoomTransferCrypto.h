@@ -22,7 +22,7 @@
  * call); 0 when it is loaded. */
 int sr_transfer_crypto_load(void);
 
-/* Why it could not be loaded (dlerror(3)'s text); "" once loaded. */
+/* Why it could not be loaded (dlerror(3)'s text, or the symbol it lacks); "" once loaded. */
 const char *sr_transfer_crypto_load_error(void);
 
 /* Length of the group's prime, of our public key and of the shared secret, in bytes. */

@@ -1,15 +1,19 @@
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 """The Swift floors of the loading and size rows: what the static Swift runtime costs by itself,
-built here with the same toolchain: a hello-world program, a PAM module whose
-pam_sm_authenticate returns PAM_IGNORE, and the smallest swift-argument-parser tool (one
-subcommand with one argument, the version the tools use). All stripped as the installed
-artifacts are, all linked as `swiftc -static-stdlib` links by default."""
+built here with the same toolchain as `swiftc -static-stdlib` links by default (the floors
+the targets were set against): a hello-world program, a PAM module whose
+pam_sm_authenticate returns PAM_IGNORE, and, for the size row only, the smallest
+swift-argument-parser tool (one subcommand with one argument; the checkout the tools use).
+Also the hello-world linked as scripts/build links the artifacts (it writes its options to
+.build/swift-link-flags: lld, packed relocations, libstdc++ static), to show what those
+options are worth. All stripped as the installed artifacts are."""
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import List
 
-from .process import run
+from .process import BenchError, run
 
 HELLO = 'print("hello")\n'
 MINIMAL_MODULE = """@_cdecl("pam_sm_authenticate")
@@ -20,11 +24,12 @@ public func authenticate(_ handle: OpaquePointer?, _ flags: Int32, _ argc: Int32
 
 @dataclass(frozen=True)
 class Floors:
-    """The stripped hello-world program and minimal module."""
+    """The stripped hello-world programs and minimal module."""
 
     hello: Path
     minimal_module: Path
-    argument_parser: Path
+    hello_linked: Path
+    """The hello-world linked with scripts/build's options."""
 
 
 ARGUMENT_PARSER_PACKAGE = """// swift-tools-version: 6.1
@@ -46,12 +51,19 @@ Tool.main()
 """
 
 
+def link_flags(repo: Path) -> List[str]:
+    """The swiftc options scripts/build links every Swift artifact with."""
+    recorded = repo / ".build" / "swift-link-flags"
+    if not recorded.is_file():
+        raise BenchError(f"{recorded} is missing: run scripts/build first")
+    return recorded.read_text().split("\n")[:-1]
+
+
 def make_floors(work: Path, repo: Path) -> Floors:
-    """Builds the floors in WORK/floor, once for the rows that need them; the argument parser is
-    REPO's own checkout (.build/checkouts, made by scripts/build)."""
+    """Builds the hello-world and the minimal module in WORK/floor, once for the rows that need them."""
     directory = work / "floor"
-    floors = Floors(directory / "hello", directory / "minimal.so", directory / "argument-parser")
-    if floors.argument_parser.exists():
+    floors = Floors(directory / "hello", directory / "minimal.so", directory / "hello-linked")
+    if floors.hello_linked.exists():
         return floors
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "hello.swift").write_text(HELLO)
@@ -59,14 +71,24 @@ def make_floors(work: Path, repo: Path) -> Floors:
     run(["swiftc", "-O", "-static-stdlib", str(directory / "hello.swift"), "-o", str(directory / "hello.full")])
     run(["swiftc", "-O", "-static-stdlib", "-emit-library", str(directory / "minimal.swift"),
          "-o", str(directory / "minimal.full.so")])
-    run(["strip", "--strip-unneeded", "-o", str(floors.hello), str(directory / "hello.full")])
-    run(["strip", "--strip-unneeded", "-o", str(floors.minimal_module), str(directory / "minimal.full.so")])
-    package = directory / "argument-parser-package"
-    (package / "Sources" / "floor").mkdir(parents=True, exist_ok=True)
+    run(["swiftc", "-O", *link_flags(repo), str(directory / "hello.swift"), "-o", str(directory / "hello-linked.full")])
+    for full, stripped in (("hello.full", floors.hello), ("minimal.full.so", floors.minimal_module),
+                           ("hello-linked.full", floors.hello_linked)):
+        run(["strip", "--strip-unneeded", "-o", str(stripped), str(directory / full)])
+    return floors
+
+
+def argument_parser_floor(work: Path, repo: Path) -> Path:
+    """Builds the smallest swift-argument-parser tool in WORK/floor, on REPO's checkout of the
+    parser (.build/checkouts, made by scripts/build), and returns the stripped program."""
+    program = work / "floor" / "argument-parser"
     checkout = repo / ".build" / "checkouts" / "swift-argument-parser"
+    if not checkout.is_dir():
+        raise BenchError(f"{checkout} is missing: run scripts/build first")
+    package = work / "floor" / "argument-parser-package"
+    (package / "Sources" / "floor").mkdir(parents=True, exist_ok=True)
     (package / "Package.swift").write_text(ARGUMENT_PARSER_PACKAGE.replace("{checkout}", str(checkout)))
     (package / "Sources" / "floor" / "main.swift").write_text(ARGUMENT_PARSER_MAIN)
     run(["swift", "build", "-c", "release", "--package-path", str(package), "-Xswiftc", "-static-stdlib"])
-    run(["strip", "--strip-unneeded", "-o", str(floors.argument_parser),
-         str(package / ".build" / "release" / "floor")])
-    return floors
+    run(["strip", "--strip-unneeded", "-o", str(program), str(package / ".build" / "release" / "floor")])
+    return program

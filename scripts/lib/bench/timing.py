@@ -54,15 +54,18 @@ class Timer:
         self.inputs.mkdir(parents=True, exist_ok=True)
         self.export = work / "hyperfine.json"
 
-    def alternate(self, contenders: Sequence[Contender], rounds: int) -> Samples:
-        """A warm-up round, then `rounds` rounds each running every contender once, in turn;
-        exit statuses are not checked (a comparison may time refusals)."""
-        self._hyperfine([contender.next_command() for contender in contenders])
+    def alternate(self, contenders: Sequence[Contender], rounds: int, must_succeed: Sequence[str] = ()) -> Samples:
+        """A warm-up round, then `rounds` rounds each running every contender once, in turn.
+        Exit statuses are not checked (a comparison may time refusals), but for the contenders
+        named in `must_succeed`, whose every run must exit 0 (else BenchError)."""
         samples: Samples = {contender.name: [] for contender in contenders}
-        for _ in range(rounds):
+        for round in range(rounds + 1):
             runs = self._hyperfine([contender.next_command() for contender in contenders])
             for contender, timed in zip(contenders, runs):
-                samples[contender.name].append(timed.ms)
+                if contender.name in must_succeed and timed.status != 0:
+                    raise BenchError(f"{contender.name} exited with status {timed.status} in round {round}")
+                if round:
+                    samples[contender.name].append(timed.ms)
         return samples
 
     def once(self, command: Command, what: str = "") -> float:
