@@ -200,10 +200,13 @@ both_installed() { package_state libpam-secureroom "ii $1" && package_state secu
 # static_libstdcxx_named: both packages' Static-Built-Using names the source package and
 # version of the libstdc++.a their binaries carry (the one GCC links here).
 static_libstdcxx_named() {
-  local archive want deb
+  local archive want debs deb
   archive=$(readlink -f "$(gcc -print-file-name=libstdc++.a)")
-  want=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' "$(dpkg -S "$archive" | cut -d: -f1)")
-  for deb in "${v1[@]}"; do
+  want=$(dpkg-query -W -f='${source:Package} (= ${source:Version})' "$(dpkg -S "$archive" | sed 's/: .*//')")
+  debs=("$root"/tmp/secureroom-debs/v1/*.deb)
+  echo "want: $want; packages: ${#debs[@]}"
+  [ -n "$want" ] && [ "${#debs[@]}" -eq 2 ] || return 1
+  for deb in "${debs[@]}"; do
     echo "$(basename "$deb"): $(dpkg-deb -f "$deb" Static-Built-Using)"
     [ "$(dpkg-deb -f "$deb" Static-Built-Using)" = "$want" ] || return 1
   done

@@ -20,7 +20,7 @@
  * call); 0 when it is loaded. */
 int sr_sd_bus_load(void);
 
-/* Why it could not be loaded (dlerror(3)'s text); "" once loaded. */
+/* Why it could not be loaded (dlerror(3)'s text, or the symbol it lacks); "" once loaded. */
 const char *sr_sd_bus_load_error(void);
 
 int sr_sd_bus_add_fallback(

@@ -107,8 +107,8 @@ const char *sr_dngettext(const char *domain, const char *msgid, const char *plur
 /* setlocale(3) of LC_MESSAGES from the environment: a tool's messages in the user's language. */
 int sr_set_message_locale(void);
 
-/* A library opened on first use with dlopen(3), as CTSS2 and CSDBus open tpm2-tss and
- * sd-bus. `load` opens and resolves everything (sr_lazy_open records why an open failed;
+/* A library opened on first use with dlopen(3), as CTSS2, CSDBus, CSecureRoomTransferCrypto
+ * and CPAMClient open tpm2-tss, sd-bus, libcrypto and libpam. `load` opens and resolves everything (sr_lazy_open records why an open failed;
  * it may write `error` itself) and returns 0, or leaves nothing open and returns -1.
  * sr_lazy_ready runs it under `lock` until it has succeeded once (a failure is tried again
  * at the next call: a module lives as long as its host, and one EMFILE must not end its

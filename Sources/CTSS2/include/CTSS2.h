@@ -28,7 +28,7 @@
  * next call); 0 when they are loaded. */
 int sr_tss2_load(void);
 
-/* Why they could not be loaded (dlerror(3)'s text); "" once loaded. */
+/* Why they could not be loaded (dlerror(3)'s text, or the symbol one lacks); "" once loaded. */
 const char *sr_tss2_load_error(void);
 
 TSS2_RC sr_Esys_Create(

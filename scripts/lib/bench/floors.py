@@ -5,13 +5,14 @@ built here with the same toolchain as `swiftc -static-stdlib` links by default (
 the targets were set against): a hello-world program, a PAM module whose
 pam_sm_authenticate returns PAM_IGNORE, and, for the size row only, the smallest
 swift-argument-parser tool (one subcommand with one argument; the checkout the tools use).
-Also the hello-world linked as scripts/build links the artifacts (it writes its options to
-.build/swift-link-flags: lld, packed relocations, libstdc++ static), to show what those
+Also the hello-world and that tool linked as scripts/build links the artifacts (it writes
+those options to .build/swift-link-flags: lld, packed relocations, libstdc++ static; not
+the module's version script and -z nodelete, nor the package's -z now), to show what the
 options are worth. All stripped as the installed artifacts are."""
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List
+from typing import List, Tuple
 
 from .process import BenchError, run
 
@@ -52,7 +53,8 @@ Tool.main()
 
 
 def link_flags(repo: Path) -> List[str]:
-    """The swiftc options scripts/build links every Swift artifact with."""
+    """The swiftc options scripts/build links every Swift artifact with (beside the module's
+    version script and -z nodelete)."""
     recorded = repo / ".build" / "swift-link-flags"
     if not recorded.is_file():
         raise BenchError(f"{recorded} is missing: run scripts/build first")
@@ -60,7 +62,8 @@ def link_flags(repo: Path) -> List[str]:
 
 
 def make_floors(work: Path, repo: Path) -> Floors:
-    """Builds the hello-world and the minimal module in WORK/floor, once for the rows that need them."""
+    """Builds the hello-world (twice: as swiftc links by default, and linked as the artifacts)
+    and the minimal module in WORK/floor, once for the rows that need them."""
     directory = work / "floor"
     floors = Floors(directory / "hello", directory / "minimal.so", directory / "hello-linked")
     if floors.hello_linked.exists():
@@ -78,17 +81,20 @@ def make_floors(work: Path, repo: Path) -> Floors:
     return floors
 
 
-def argument_parser_floor(work: Path, repo: Path) -> Path:
+def argument_parser_floors(work: Path, repo: Path) -> Tuple[Path, Path]:
     """Builds the smallest swift-argument-parser tool in WORK/floor, on REPO's checkout of the
-    parser (.build/checkouts, made by scripts/build), and returns the stripped program."""
-    program = work / "floor" / "argument-parser"
+    parser (.build/checkouts, made by scripts/build): stripped, as swiftc links by default and
+    linked as the artifacts."""
     checkout = repo / ".build" / "checkouts" / "swift-argument-parser"
     if not checkout.is_dir():
         raise BenchError(f"{checkout} is missing: run scripts/build first")
-    package = work / "floor" / "argument-parser-package"
-    (package / "Sources" / "floor").mkdir(parents=True, exist_ok=True)
-    (package / "Package.swift").write_text(ARGUMENT_PARSER_PACKAGE.replace("{checkout}", str(checkout)))
-    (package / "Sources" / "floor" / "main.swift").write_text(ARGUMENT_PARSER_MAIN)
-    run(["swift", "build", "-c", "release", "--package-path", str(package), "-Xswiftc", "-static-stdlib"])
-    run(["strip", "--strip-unneeded", "-o", str(program), str(package / ".build" / "release" / "floor")])
-    return program
+    programs = (work / "floor" / "argument-parser", work / "floor" / "argument-parser-linked")
+    for program, flags in zip(programs, (["-static-stdlib"], link_flags(repo))):
+        package = work / "floor" / f"{program.name}-package"
+        (package / "Sources" / "floor").mkdir(parents=True, exist_ok=True)
+        (package / "Package.swift").write_text(ARGUMENT_PARSER_PACKAGE.replace("{checkout}", str(checkout)))
+        (package / "Sources" / "floor" / "main.swift").write_text(ARGUMENT_PARSER_MAIN)
+        to_swiftc = [option for flag in flags for option in ("-Xswiftc", flag)]
+        run(["swift", "build", "-c", "release", "--package-path", str(package), *to_swiftc])
+        run(["strip", "--strip-unneeded", "-o", str(program), str(package / ".build" / "release" / "floor")])
+    return programs

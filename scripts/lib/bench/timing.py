@@ -59,12 +59,16 @@ class Timer:
         Exit statuses are not checked (a comparison may time refusals), but for the contenders
         named in `must_succeed`, whose every run must exit 0 (else BenchError)."""
         samples: Samples = {contender.name: [] for contender in contenders}
-        for round in range(rounds + 1):
+        unknown = set(must_succeed) - set(samples)
+        if unknown:
+            raise BenchError(f"must_succeed names no contender: {sorted(unknown)}")
+        for number in range(rounds + 1):
             runs = self._hyperfine([contender.next_command() for contender in contenders])
             for contender, timed in zip(contenders, runs):
                 if contender.name in must_succeed and timed.status != 0:
-                    raise BenchError(f"{contender.name} exited with status {timed.status} in round {round}")
-                if round:
+                    when = f"round {number}" if number else "the warm-up round"
+                    raise BenchError(f"{contender.name} exited with status {timed.status} in {when}")
+                if number:
                     samples[contender.name].append(timed.ms)
         return samples
 

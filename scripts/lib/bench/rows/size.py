@@ -9,7 +9,7 @@ from pathlib import Path
 from statistics import median
 
 from ..context import Bench, USER
-from ..floors import argument_parser_floor, make_floors
+from ..floors import argument_parser_floors, make_floors
 from ..process import Command, output, run as run_command
 from ..report import Row, meets
 from ..root_vault import prepare_vault
@@ -30,7 +30,7 @@ def run(bench: Bench) -> None:
     """Measures sizes and start-up against the Swift floor; writes size.md and size.target."""
     row = Row(bench, "size", "Size and start-up: the module, the helper and the tools against the Swift floor")
     floors = make_floors(bench.work, bench.repo)
-    parser_floor = argument_parser_floor(bench.work, bench.repo)
+    parser_floor, parser_linked = argument_parser_floors(bench.work, bench.repo)
     prepare_vault(bench)
     run_command([str(bench.vault), "add", "bench-title"], input=b"bench value\n", check=False, quiet=True)
     stripped = bench.bin / "stripped"
@@ -41,7 +41,8 @@ def run(bench: Bench) -> None:
              "| artifact | on disk MB | text MB | vs. hello-world on disk |",
              "|---|---:|---:|---:|")
     artifacts = {"hello-world": floors.hello, "hello-world, linked as the artifacts": floors.hello_linked,
-                 "minimal-module": floors.minimal_module, "minimal argument-parser tool": parser_floor}
+                 "minimal-module": floors.minimal_module, "minimal argument-parser tool": parser_floor,
+                 "minimal argument-parser tool, linked as the artifacts": parser_linked}
     artifacts.update((name, stripped / name) for name in
                      ("pam_secureroom.so", "pam_secureroom_core.so", "secureroom-helper", "secureroom",
                       "secureroom-vault"))
@@ -58,6 +59,7 @@ def run(bench: Bench) -> None:
         Contender("hello", Command((str(floors.hello),))),
         Contender("linked", Command((str(floors.hello_linked),))),
         Contender("parser", Command((str(parser_floor), "status", USER))),
+        Contender("parser-linked", Command((str(parser_linked), "status", USER))),
         Contender("helper", Command((str(stripped / "secureroom-helper"),))),
         Contender("status", Command((str(stripped / "secureroom"), "status", USER))),
         Contender("get", Command((str(stripped / "secureroom-vault"), "get", "bench-title"))),
@@ -66,8 +68,8 @@ def run(bench: Bench) -> None:
     row.emit(f"Start-up, {rounds} rounds each, alternating, timed with hyperfine. The helper runs with no request (it",
              "checks its caller, refuses the usage and exits); `status` reads one user's records;",
              "`get` opens the unlocked vault (10 ms budget) and prints one secret. The floors are linked as",
-             "`swiftc -static-stdlib` links by default; the same hello-world linked as scripts/build links",
-             "the artifacts (lld, packed relocations, libstdc++ static) shows what those options are worth.",
+             "`swiftc -static-stdlib` links by default; the same programs linked as scripts/build links the",
+             "artifacts (lld, packed relocations, libstdc++ static) show what those options are worth.",
              "The minimal argument-parser tool is the smallest program on swift-argument-parser that the",
              "tools' `status USER` can be: one subcommand with one argument, which it prints.",
              "",
@@ -75,7 +77,9 @@ def run(bench: Bench) -> None:
              "|---|---:|---:|---:|")
     programs = {"truth": "/bin/true", "hello": "static hello-world Swift",
                 "linked": "static hello-world Swift, linked as the artifacts",
-                "parser": "minimal argument-parser tool, `status USER`", "helper": "secureroom-helper",
+                "parser": "minimal argument-parser tool, `status USER`",
+                "parser-linked": "minimal argument-parser tool, linked as the artifacts",
+                "helper": "secureroom-helper",
                 "status": "secureroom status USER", "get": "secureroom-vault get TITLE"}
     for name, label in programs.items():
         row.emit(f"| {label} | {med(samples[name])} | {spread(samples[name])} | {ratio(median(samples[name]), h)} |")
