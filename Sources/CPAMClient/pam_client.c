@@ -16,14 +16,10 @@
     X(pam_start) \
     X(pam_strerror)
 
-/* The functions (fn), and load(), which opens libpam and resolves them. Global, as if the
- * program were linked with it: modules that do not link libpam themselves find its
+/* The functions (fn), load(), lazy and loaded(): libpam opened on first use. Global, as if
+ * the program were linked with it: modules that do not link libpam themselves find its
  * pam_get_item and the rest there. */
-SR_LAZY_FUNCTIONS(SR_PAM_FUNCTIONS, "libpam.so.0", RTLD_GLOBAL)
-
-static struct sr_lazy_library libpam = SR_LAZY_LIBRARY(load, "libpam is not loaded");
-
-static int loaded(void) { return sr_lazy_ready(&libpam); }
+SR_LAZY_FUNCTIONS(SR_PAM_FUNCTIONS, "libpam.so.0", RTLD_GLOBAL, "libpam is not loaded")
 
 int sr_pam_start(const char *service, const char *user, const struct pam_conv *conversation, pam_handle_t **handle)
 {
@@ -52,6 +48,6 @@ int sr_pam_end(pam_handle_t *handle, int status)
 }
 const char *sr_pam_strerror(pam_handle_t *handle, int code)
 {
-    if (!loaded()) return sr_lazy_error(&libpam);
+    if (!loaded()) return sr_lazy_error(&lazy);
     return fn.pam_strerror(handle, code);
 }

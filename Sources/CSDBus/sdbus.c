@@ -57,16 +57,12 @@
     X(sd_bus_send) \
     X(sd_bus_slot_unref)
 
-/* The functions (fn), and load(), which opens libsystemd and resolves them. */
-SR_LAZY_FUNCTIONS(SR_SD_BUS_FUNCTIONS, "libsystemd.so.0", RTLD_LOCAL)
-
-static struct sr_lazy_library libsystemd = SR_LAZY_LIBRARY(load, "libsystemd is not loaded");
-
-static int loaded(void) { return sr_lazy_ready(&libsystemd); }
+/* The functions (fn), load(), lazy and loaded(): libsystemd opened on first use. */
+SR_LAZY_FUNCTIONS(SR_SD_BUS_FUNCTIONS, "libsystemd.so.0", RTLD_LOCAL, "libsystemd is not loaded")
 
 int sr_sd_bus_load(void) { return loaded() ? 0 : -1; }
 
-const char *sr_sd_bus_load_error(void) { return sr_lazy_error(&libsystemd); }
+const char *sr_sd_bus_load_error(void) { return sr_lazy_error(&lazy); }
 
 int sr_sd_bus_add_fallback(
     sd_bus *bus, sd_bus_slot **slot, const char *prefix, sd_bus_message_handler_t callback,

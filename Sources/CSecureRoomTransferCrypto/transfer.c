@@ -42,18 +42,16 @@
     X(EVP_CipherUpdate) \
     X(EVP_aes_128_cbc)
 
-/* The functions (fn), and load(), which opens libcrypto and resolves them. */
-SR_LAZY_FUNCTIONS(SR_LIBCRYPTO_FUNCTIONS, "libcrypto.so.3", RTLD_LOCAL)
+/* The functions (fn), load(), lazy and loaded(): libcrypto opened on first use. */
+SR_LAZY_FUNCTIONS(SR_LIBCRYPTO_FUNCTIONS, "libcrypto.so.3", RTLD_LOCAL, "libcrypto is not loaded")
 
-static struct sr_lazy_library libcrypto = SR_LAZY_LIBRARY(load, "libcrypto is not loaded");
+int sr_transfer_crypto_load(void) { return loaded() ? 0 : -1; }
 
-int sr_transfer_crypto_load(void) { return sr_lazy_ready(&libcrypto) ? 0 : -1; }
-
-const char *sr_transfer_crypto_load_error(void) { return sr_lazy_error(&libcrypto); }
+const char *sr_transfer_crypto_load_error(void) { return sr_lazy_error(&lazy); }
 
 int sr_dh_ietf1024(const unsigned char *peer, size_t peer_length, unsigned char *public_key, unsigned char *shared)
 {
-    if (peer_length == 0 || peer_length > SR_DH_IETF1024_LENGTH || !sr_lazy_ready(&libcrypto))
+    if (peer_length == 0 || peer_length > SR_DH_IETF1024_LENGTH || !loaded())
         return 0;
     BN_CTX *context = fn.BN_CTX_secure_new();
     BIGNUM *prime = fn.BN_get_rfc2409_prime_1024(NULL), *limit = fn.BN_new(), *generator = fn.BN_new();
@@ -83,7 +81,7 @@ int sr_aes128_cbc(int encrypt, const unsigned char *key, const unsigned char *iv
                   unsigned char *output, size_t *output_length)
 {
     *output_length = 0;
-    if (length > INT_MAX - 16 || !sr_lazy_ready(&libcrypto))
+    if (length > INT_MAX - 16 || !loaded())
         return 0;
     EVP_CIPHER_CTX *context = fn.EVP_CIPHER_CTX_new();
     if (!context)

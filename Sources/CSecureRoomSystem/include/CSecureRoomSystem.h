@@ -128,9 +128,11 @@ const char *sr_lazy_error(struct sr_lazy_library *library);
 void *sr_lazy_open(struct sr_lazy_library *library, const char *soname, int scope);
 
 /* For a shim over one library: `fn`, a structure with a pointer for each function that
- * LIST names (an X-macro: LIST(X) expands X(name) for each), and `load`, which opens
- * SONAME with SCOPE (sr_lazy_open) and resolves them all, or leaves nothing open (for
- * SR_LAZY_LIBRARY). The file includes the library's header, <dlfcn.h> and <stdio.h>. */
+ * LIST names (an X-macro: LIST(X) expands X(name) for each); `load`, which opens SONAME
+ * with SCOPE (sr_lazy_open) and resolves them all, or leaves nothing open; `lazy`, its
+ * sr_lazy_library (UNLOADED: the error before the first try); and `loaded()`, which
+ * loads it if need be and says whether it is loaded. The file includes the library's
+ * header, <dlfcn.h> and <stdio.h>. */
 #define SR_LAZY_POINTER(name) __typeof__(name) *name;
 #define SR_LAZY_RESOLVE(name)                                                               \
     if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                           \
@@ -138,15 +140,17 @@ void *sr_lazy_open(struct sr_lazy_library *library, const char *soname, int scop
         dlclose(handle);                                                                    \
         return -1;                                                                          \
     }
-#define SR_LAZY_FUNCTIONS(LIST, SONAME, SCOPE)                      \
-    static struct { LIST(SR_LAZY_POINTER) } fn;                     \
-    static int load(struct sr_lazy_library *library)                \
-    {                                                               \
-        const char *soname = (SONAME);                              \
-        void *handle = sr_lazy_open(library, soname, (SCOPE));      \
-        if (!handle) return -1;                                     \
-        LIST(SR_LAZY_RESOLVE)                                       \
-        return 0;                                                   \
-    }
+#define SR_LAZY_FUNCTIONS(LIST, SONAME, SCOPE, UNLOADED)                  \
+    static struct { LIST(SR_LAZY_POINTER) } fn;                           \
+    static int load(struct sr_lazy_library *library)                      \
+    {                                                                     \
+        const char *soname = (SONAME);                                    \
+        void *handle = sr_lazy_open(library, soname, (SCOPE));            \
+        if (!handle) return -1;                                           \
+        LIST(SR_LAZY_RESOLVE)                                             \
+        return 0;                                                         \
+    }                                                                     \
+    static struct sr_lazy_library lazy = SR_LAZY_LIBRARY(load, UNLOADED); \
+    static int loaded(void) { return sr_lazy_ready(&lazy); }
 
 #endif

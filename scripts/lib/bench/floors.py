@@ -89,6 +89,8 @@ def argument_parser_floors(work: Path, repo: Path) -> Tuple[Path, Path]:
     if not checkout.is_dir():
         raise BenchError(f"{checkout} is missing: run scripts/build first")
     programs = (work / "floor" / "argument-parser", work / "floor" / "argument-parser-linked")
+    if all(program.exists() for program in programs):
+        return programs
     for program, flags in zip(programs, (["-static-stdlib"], link_flags(repo))):
         package = work / "floor" / f"{program.name}-package"
         (package / "Sources" / "floor").mkdir(parents=True, exist_ok=True)

@@ -42,8 +42,8 @@ def run(bench: Bench) -> None:
     m, t, p = (bench.record_value(USER, key) for key in ("memory-kib", "iterations", "lanes"))
     bench.pam.service("bench-auth", f"auth required {bench.module}")
     bench.pam.service("bench-host", "auth required pam_permit.so")
-    timer = bench.compile_c(bench.repo / "scripts/lib/bench/argon2-timer.c", bench.work / "argon2-timer.so",
-                            "-shared", "-fPIC", libraries=["-ldl"])
+    timer = bench.compile_c(bench.repo / "Tests/PAMModuleTests/Fixtures/argon2-counter.c",
+                            bench.work / "argon2-counter.so", "-shared", "-fPIC", libraries=["-ldl"])
     timings = bench.work / "argon2-timings"
     timings.mkdir()
     runs = itertools.count()
@@ -72,10 +72,11 @@ def run(bench: Bench) -> None:
     ], rounds, must_succeed=("pam", "host"))
     # Every login ran argon2 exactly once, the host never; the first login was the warm-up's.
     logins = sorted(timings.glob("bench-auth-*"), key=lambda log: int(log.name.rsplit("-", 1)[1]))
-    counts = [len(log.read_text().split()) for log in logins]
+    lines = [log.read_text().split() for log in logins]
+    counts = [len(login) for login in lines]
     if counts != [1] * (rounds + 1) or any(log.read_text() for log in timings.glob("bench-host-*")):
         raise BenchError(f"argon2 runs per login: {counts}; one each expected, none in the host")
-    inside = [int(log.read_text()) / 1e6 for log in logins[1:]]
+    inside = [int(login[0]) / 1e6 for login in lines[1:]]
     beyond = [login_ms - argon2_ms - host_ms
               for login_ms, argon2_ms, host_ms in zip(samples["pam"], inside, samples["host"])]
     shares = [extra / argon2_ms for extra, argon2_ms in zip(beyond, inside)]
