@@ -772,6 +772,12 @@ final class VaultTests: XCTestCase {
             \(vault) import --from secret-service 2>&1
             status=$?
             pkill -u "$(id -u)" -x gnome-keyring-d
+            # gnome-keyring leaves the bus after pkill returns: serve must find the name free.
+            i=0
+            while dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \\
+                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.secrets | grep -q true; do
+                i=$((i + 1)); [ $i -lt 100 ] || break; sleep 0.1
+            done
             # With serve owning the name, an import would read the vault into itself: refused.
             \(vault) serve --pinentry none 2>/dev/null &
             serve=$!
