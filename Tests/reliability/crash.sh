@@ -34,7 +34,15 @@
 # (swtpm): the logins, set and change are killed as above, the TPM's commands among the
 # calls (the TCTI writes them to its socket), and after each kill the TPM's transient
 # objects and sessions are flushed as the kernel's resource manager flushes those of a
-# process that died; the vault add does not use the TPM and is left out.
+# process that died; the vault add does not use the TPM and is left out. One more
+# operation is killed there:
+#   auth-bind    a login with the right PIN of a PIN set while tpm=off, which binds it to
+#                its own counter (a re-derivation)                  user sys
+# and after every run, killed or not:
+#   - every SecureRoom index on the chip (0x01A00000-0x01A0FFFF) is named by a credential,
+#     the decoys' record or an entry of the chip's ledger (users/.tpm-HANDLE): none is
+#     left that nothing accounts for;
+#   - no user is charged more ledger entries than the per-user limit (8).
 # Writes $RELIABILITY_REPORT_DIR/ITEM.md; the last line is "ITEM: N checks, V violations".
 set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
@@ -63,6 +71,13 @@ mkdir -p -m 0700 "$W/vault"
 
 DAEMON_PIN=7391
 set_pin daemon "$DAEMON_PIN"
+SYS_PIN=5284
+if [ "$CRASH_TPM" -eq 1 ]; then
+  # The same configuration without the TPM, for setting sys's PIN unbound.
+  sed 's/^tpm = required$/tpm = off/' /etc/security/secureroom.conf > "$W/tpm-off.conf"
+  set_unbound_sys() { "$BIN/secureroom" set sys --stdin --allow-weak --config "$W/tpm-off.conf" <<<"$SYS_PIN" >/dev/null; }
+  set_unbound_sys
+fi
 BIN_PINS=(3817 6402); bin_current=0
 ROOT_PINS=(2846 5193); root_current=0
 set_pin bin "${BIN_PINS[0]}"
@@ -115,6 +130,24 @@ working() {
 }
 
 records_parse() { "$BIN/secureroom" status --json >/dev/null 2>&1; }
+
+# unaccounted: SecureRoom's indices on the chip (as 8 hex digits) that no credential, the
+# decoys' record or a ledger entry names, one per line; nothing when all are accounted for.
+unaccounted() {
+  local users=$STATE/users chip named
+  chip=$(tpm_tool tpm2_getcap handles-nv-index | grep -oE '0x[0-9a-fA-F]+' | while read -r h; do printf '%08x\n' "$((h))"; done | grep '^01a0' | sort -u || true)
+  named=$( { cat "$users"/*.credential "$users"/.decoy.tpm 2>/dev/null | sed -n 's/^tpm-index: //p'
+             find "$users" -maxdepth 1 -name '.tpm-????????' -printf '%f\n' | sed 's/^\.tpm-//'; } | tr 'A-F' 'a-f' | sort -u || true)
+  comm -23 <(printf '%s\n' "$chip" | sed '/^$/d') <(printf '%s\n' "$named" | sed '/^$/d')
+}
+# most_charged: the largest number of ledger entries charged to one user (0 if none);
+# an administrator's (charged: no) count against nobody.
+most_charged() {
+  local entry
+  for entry in "$STATE"/users/.tpm-????????; do
+    if [ -e "$entry" ] && grep -qx 'charged: yes' "$entry"; then sed -n 's/^user: //p' "$entry"; fi
+  done | sort | uniq -c | sort -rn | awk 'NR == 1 { n = $1 } END { print n + 0 }'
+}
 
 # secrets_intact [ALL]: the vault lists exactly the secrets known to be added; with ALL,
 # every value is read back and compared byte for byte.
@@ -185,6 +218,13 @@ attempt() {
         check "[ $(authenticate probe daemon "$DAEMON_PIN") -eq 0 ] && [ $(failures daemon) -eq 0 ]" "the right PIN did not log in after the kills"
       fi
       ;;
+    auth-bind)
+      set_unbound_sys
+      run_killed "$BIN/secureroom-pam-driver" --confdir /etc/pam.d --service probe --user sys auth <<<"$SYS_PIN"
+      check records_parse "a record does not parse"
+      [ "$killed" -eq 1 ] || check "[ $run_status -eq 0 ]" "an undisturbed login ended with $run_status"
+      check "[ $(authenticate probe sys "$SYS_PIN") -eq 0 ]" "the right PIN no longer logs in after the kill"
+      ;;
     set)
       local old=${BIN_PINS[$bin_current]} new=${BIN_PINS[$((1 - bin_current))]} now
       run_killed "$BIN/secureroom" set bin --stdin --allow-weak <<<"$new"
@@ -230,6 +270,12 @@ attempt() {
       if [ $((added % 25)) -eq 0 ]; then check "secrets_intact ALL" "a secret's value changed"; fi
       ;;
   esac
+  if [ "$CRASH_TPM" -eq 1 ]; then
+    local left
+    left=$(unaccounted | tr '\n' ' ')
+    check "[ -z '$left' ]" "indices on the chip that nothing names: $left"
+    check "[ $(most_charged) -le 8 ]" "a user is charged $(most_charged) ledger entries (limit 8)"
+  fi
   if [ "$killed" -eq 1 ]; then
     kills=$((kills + 1)); KILLED[$operation:$how]=$((${KILLED[$operation:$how]:-0} + 1))
   else
@@ -240,7 +286,7 @@ attempt() {
 # The random window of an operation: the median wall time of 5 undisturbed runs of it.
 declare -A WINDOW=() SWEPT=()
 OPERATIONS=(auth-wrong auth-right set change vault-add)
-[ "$CRASH_TPM" -eq 0 ] || OPERATIONS=(auth-wrong auth-right set change)
+[ "$CRASH_TPM" -eq 0 ] || OPERATIONS=(auth-wrong auth-right auth-bind set change)
 start=$EPOCHREALTIME
 for operation in "${OPERATIONS[@]}"; do
   # The kill points: every listed syscall of an undisturbed run, as SYSCALL:N.
