@@ -67,7 +67,7 @@ struct SetCommand: ParsableCommand {
                 throw SecureRoomError.vaultWouldBeLost(user: user.rawValue)
             }
             let pin = try readNewPIN(store.configuration, fromStdin: stdin, allowWeak: allowWeak, mayAllowWeak: true)
-            try administration.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
+            let left = try administration.setPIN(pin, for: user, vaultKey: vaultKey, mustChange: expire)
             SystemLog.open(identity: "secureroom")
             let vaultNote =
                 (vaultKey != nil ? ", vault kept with the recovery key" : force ? ", vault left closed (--force)" : "")
@@ -82,6 +82,11 @@ struct SetCommand: ParsableCommand {
                     "The vault of \(user) does not open with this PIN; their recovery key can restore it "
                         + "(--recovery-key)."
                 )
+            }
+            if left {
+                printError(
+                    "note: the old PIN's counter stays on the hardened TPM, charged to no user; "
+                        + "'secureroom tpm prune' frees it")
             }
             if try store.credential(for: user)?.isBoundToItsCounter == true {
                 warnIfChipNotHardened(store.configuration)

@@ -19,7 +19,9 @@ struct TPMPruneCommand: ParsableCommand {
             record names). This removes every SecureRoom counter that neither a user's PIN \
             nor the decoys name, with the secret that 'secureroom tpm harden' printed (typed \
             without echo, or one line on standard input; a chip that is not hardened needs \
-            none: counters left by interrupted PIN changes). Run it while no PIN is being set.
+            none: counters left by interrupted PIN changes). A counter whose PIN is being set \
+            right now is kept; each user may leave at most \(PINAdministration.unprunedCounterLimit) \
+            behind before their own PIN changes wait for this.
             """)
 
     @OptionGroup var state: StateOptions
@@ -31,11 +33,10 @@ struct TPMPruneCommand: ParsableCommand {
             let chip = TPMChip(store.configuration)
             // A chip that is not hardened needs no secret (its owner authorization is empty).
             let secret = try ChipHardening.state(of: chip).hardened ? readTPMRecoverySecret() : nil
-            let named = try store.pinIndicesNamed()
-            let freed = try ChipHardening.prune(chip, secret: secret, keeping: named)
+            let (freed, named) = try ChipHardening.prune(chip, secret: secret, store: store)
             SystemLog.open(identity: "secureroom")
             SystemLog.notice("TPM: freed \(freed) counters no record names")
-            print("Freed \(freed) counters of replaced or removed PINs; \(named.count) in use.")
+            print("Freed \(freed) counters of replaced or removed PINs; \(named) in use.")
         }
     }
 }

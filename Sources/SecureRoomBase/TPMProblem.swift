@@ -17,9 +17,10 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
     /// right one too, until an administrator holding the TPM recovery secret sets it back.
     /// The PIN is gone; a new one is set or enrolled.
     case pinSpent
-    /// The (hardened) TPM holds too many counters of replaced PINs, which only an
-    /// administrator can free (`secureroom tpm prune`): a user may not replace their PIN
-    /// until then, or any user could fill the chip for everyone.
+    /// The (hardened) TPM holds too many counters of the user's own replaced PINs, which
+    /// only an administrator can free (`secureroom tpm prune`): that user may not replace
+    /// their PIN until then, or they could fill the chip for everyone. Other users' counters
+    /// never count here.
     case pruneNeeded
     /// The TPM has no room for another PIN's counter (its NV memory is full): the PIN is not
     /// bound (`tpm=required` refuses it; `tpm=auto` keeps it unbound).
@@ -44,7 +45,8 @@ public enum TPMProblem: Equatable, Sendable, CustomStringConvertible {
             return "the account's share of the TPM's tries is spent for \(Self.minutes(seconds)) min"
         case .bootChanged: return "the system started otherwise than when the PIN was bound (tpm_pcrs=)"
         case .pruneNeeded:
-            return "the TPM holds too many counters of replaced PINs (an administrator runs 'secureroom tpm prune')"
+            return "the TPM holds too many counters of this user's replaced PINs (an administrator runs "
+                + "'secureroom tpm prune')"
         case .full: return "the TPM has no room for another PIN's counter (its NV memory is full)"
         case .pinSpent: return "the PIN's counter in the TPM reached its limit: the chip refuses this PIN"
         case .otherChip: return "the PIN is bound to another TPM (cleared, replaced, or another machine's record)"

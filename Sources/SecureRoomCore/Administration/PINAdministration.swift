@@ -28,65 +28,66 @@ public struct PINAdministration {
     /// `vaultKey` (the DEK, from the old PIN or the recovery key) is wrapped under the new
     /// PIN, so the vault's secrets stay readable without being re-encrypted; `recovery` is
     /// written with it, first. `mustChange`: the PIN must be changed at its next use.
+    /// A PIN the user sets (`replacing` or `ifNone`) is bound to the chip as the user's own
+    /// (`ChipLedger.Charge.user`: refused at the user's limit of counters left behind); an
+    /// administrator's is charged to nobody and never refused for it.
+    /// Returns whether the replaced PIN's counter stayed on the chip (a hardened chip: only
+    /// `secureroom tpm prune` frees it).
+    @discardableResult
     public func setPIN(
         _ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord? = nil,
         ifNone: Bool = false, vaultKey: SecretBytes? = nil, recovery: RecoveryRecord? = nil,
         mustChange: Bool = false
-    ) throws {
+    ) throws -> Bool {
         let now = clock.now().wallSeconds
-        // A PIN the user sets (a change, enrolment) on a hardened chip leaves its old
-        // counter behind: refuse while too many of those wait for `tpm prune`.
-        if expected != nil || ifNone { try refuseWhileUnprunedCountersPileUp() }
-        var record = try derive(pin, for: user, created: now, vaultKey: vaultKey)
-        if mustChange { record.mustChange = now }
-        let replaced: CredentialRecord?
+        let charge: ChipLedger.Charge = expected != nil || ifNone ? .user(user) : .administrator(user)
+        var (record, claim): (CredentialRecord, ChipLedger.Claim?)
         do {
-            replaced = try writeNewPIN(record, for: user, expected: expected, ifNone: ifNone, recovery: recovery)
+            (record, claim) = try derive(pin, for: user, created: now, vaultKey: vaultKey, charge: charge)
+        } catch is ChipLedger.BindingInFlight {
+            // Another of the user's own bindings is in flight: one of the two would lose anyway.
+            throw SecureRoomError.changedConcurrently(user: user.rawValue)
+        }
+        if mustChange { record.mustChange = now }
+        let chip = TPMChip(store.configuration)
+        let ledger = ChipLedger(store: store)
+        let replaced: (CredentialRecord?, ChipLedger.Claim?)
+        do {
+            replaced = try writeNewPIN(
+                record, for: user, expected: expected, ifNone: ifNone, recovery: recovery, charge: charge)
         } catch {
-            release(record)  // never written: nobody names its index
+            if let claim { ledger.abandon(claim, on: chip) }  // never written: nobody names its index
             throw error
         }
-        release(replaced)
-    }
-
-    /// How many counters no record names a hardened chip may hold before users may no
-    /// longer replace their own PINs (`TPMProblem.pruneNeeded`).
-    static let unprunedCounterLimit = 8
-
-    /// Throws `pruneNeeded` when PINs are bound here (`tpm=`), the chip is hardened (its
-    /// owner authorization set: only the secret frees an index), and it holds
-    /// `unprunedCounterLimit` or more indices no record names. A chip that does not answer
-    /// is left for the binding itself to report.
-    private func refuseWhileUnprunedCountersPileUp() throws {
-        let chip = TPMChip(store.configuration)
-        guard store.configuration.tpm != .off,
-            let unnamed = try? chip.withConnection({ connection -> [UInt32] in
-                try DAStatus.read(connection).ownerAuthSet
-                    ? connection.unnamedPinIndices(try store.pinIndicesNamed()) : []
-            })
-        else { return }
-        if unnamed.count >= Self.unprunedCounterLimit { throw SecureRoomError.tpm(.pruneNeeded) }
+        if let claim { ledger.settle(claim) }
+        return afterReplacing(replaced, on: chip)
     }
 
     /// `setPIN`'s write, under the user's lock: the checks against what is there now, then
-    /// the records. Returns the credential it replaced.
+    /// the records. Returns the credential it replaced, and the ledger's entry for its
+    /// index (written before the record that named it is replaced).
     private func writeNewPIN(
         _ record: CredentialRecord, for user: UserName, expected: CredentialRecord?, ifNone: Bool,
-        recovery: RecoveryRecord?
-    ) throws -> CredentialRecord? {
-        try store.withExclusiveLock(for: user) { () -> CredentialRecord? in
+        recovery: RecoveryRecord?, charge: ChipLedger.Charge
+    ) throws -> (CredentialRecord?, ChipLedger.Claim?) {
+        try store.withExclusiveLock(for: user) { () -> (CredentialRecord?, ChipLedger.Claim?) in
             let current = try store.credential(for: user)
             if let expected, current != expected { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
             if ifNone, current != nil { throw SecureRoomError.changedConcurrently(user: user.rawValue) }
             var tally = LockoutRecord()
             tally.lastSuccess = try store.lockout(for: user).lastSuccess
+            let left = try willReplace(current, charge: charge)
             if let recovery { try store.write(recovery) }
             try store.write(record)
             try store.write(tally, for: user)
             try store.removeOffer(for: user)
-            return current
+            return (current, left)
         }
     }
+
+    /// How many counters of replaced PINs one user may leave on a hardened chip before
+    /// that user may no longer replace their own PIN (`TPMProblem.pruneNeeded`).
+    public static var unprunedCounterLimit: Int { ChipLedger.perUserLimit }
 
     /// A user without a PIN creates one (`enrol=`, `secureroom enrol`): set only if the
     /// user still has none. With `vault`, and no recovery record left from an earlier
@@ -131,8 +132,10 @@ public struct PINAdministration {
     /// `vault-erased`) and re-wrapping `vaultKey`; written only if the credential is still
     /// `expected`. The tally is left alone. A PIN that was not bound to its own counter
     /// before and is now must be changed at its next use (docs/SECURITY.md §1.2): a copy
-    /// of its older record would otherwise still find it. Returns the record written, nil
-    /// if the credential had changed meanwhile.
+    /// of its older record would otherwise still find it. The binding is the user's own
+    /// (`ChipLedger.Charge.user`); while another binding of the user is in flight (a second
+    /// right PIN at the same time), nothing is re-derived. Returns the record written, nil
+    /// if none was.
     func rederive(
         _ pin: SecretBytes, for user: UserName, replacing expected: CredentialRecord,
         vaultKey: SecretBytes?
@@ -141,10 +144,15 @@ public struct PINAdministration {
         // Never cheaper to search than before (`KDFParameters.raises`), also when only the
         // binding changes.
         let configured = store.configuration.kdf
-        var record = try derive(
-            pin, for: user, created: expected.created, vaultKey: vaultKey,
-            parameters: configured.raises(expected.parameters) ? configured : expected.parameters,
-            bind: expected.binding != nil)
+        var (record, claim): (CredentialRecord, ChipLedger.Claim?)
+        do {
+            (record, claim) = try derive(
+                pin, for: user, created: expected.created, vaultKey: vaultKey,
+                parameters: configured.raises(expected.parameters) ? configured : expected.parameters,
+                bind: expected.binding != nil, charge: .user(user))
+        } catch is ChipLedger.BindingInFlight {
+            return nil
+        }
         if record.binding == nil, expected.binding == nil, record.parameters == expected.parameters {
             return nil  // a migration the chip had no room for: nothing gained by a write
         }
@@ -153,52 +161,90 @@ public struct PINAdministration {
         if case .pinIndex? = record.binding, !expected.isBoundToItsCounter {
             record.mustChange = record.mustChange ?? clock.now().wallSeconds
         }
-        let written = try store.withExclusiveLock(for: user) { () -> Bool in
-            guard try store.credential(for: user) == expected else { return false }
-            try store.write(record)
-            return true
+        let chip = TPMChip(store.configuration)
+        let ledger = ChipLedger(store: store)
+        let written: (CredentialRecord?, ChipLedger.Claim?)?
+        do {
+            written = try store.withExclusiveLock(for: user) { () -> (CredentialRecord?, ChipLedger.Claim?)? in
+                guard try store.credential(for: user) == expected else { return nil }
+                let left = try willReplace(expected, charge: .user(user))
+                try store.write(record)
+                return (expected, left)
+            }
+        } catch {
+            if let claim { ledger.abandon(claim, on: chip) }
+            throw error
         }
-        release(written ? expected : record)
-        return written ? record : nil
+        guard let written else {
+            if let claim { ledger.abandon(claim, on: chip) }
+            return nil
+        }
+        if let claim { ledger.settle(claim) }
+        afterReplacing(written, on: chip)
+        return record
     }
 
     /// A credential for `pin` with a new salt and `parameters` (default: the configured
     /// ones; argon2 and
     /// the TPM run here, holding no lock), bound to the TPM when `bind` says so or `tpm=`
-    /// asks for it: `required` always (no TPM is an error), `auto` when one answers.
+    /// asks for it: `required` always (no TPM is an error), `auto` when one answers; with
+    /// the ledger's claim on its index, which the caller settles once the record is
+    /// written or abandons.
     private func derive(
         _ pin: SecretBytes, for user: UserName, created: Int64,
-        vaultKey: SecretBytes?, parameters: KDFParameters? = nil, bind: Bool = false
-    ) throws -> CredentialRecord {
+        vaultKey: SecretBytes?, parameters: KDFParameters? = nil, bind: Bool = false, charge: ChipLedger.Charge
+    ) throws -> (CredentialRecord, ChipLedger.Claim?) {
         let pepper = try store.pepper()
         let parameters = parameters ?? store.configuration.kdf
         let salt = try randomSalt()
         let chip = TPMChip(store.configuration)
         let master: SecretBytes
         var binding: TPMBinding?
+        var claim: ChipLedger.Claim?
         let required = bind || store.configuration.tpm == .required
         // The decoys' index first: a chip with room for it and none for the PIN's leaves
         // nothing behind.
         if bind || bindsNewPINs(chip), try unlessFull(required: required, { try ensureDecoy(on: chip) }) != nil,
-            let (counted, boundMaster) = try unlessFull(
+            let (counted, boundMaster, held) = try unlessFull(
                 required: required,
                 {
-                    try BoundKeys.bind(
+                    try bindToChip(
                         try PINKeys.boundMaterial(
                             pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters),
-                        limit: UInt32(store.configuration.lockout.deny), pcrs: store.configuration.tpmPCRs, on: chip)
+                        limit: UInt32(store.configuration.lockout.deny), charge: charge, on: chip)
                 })
         {
-            (binding, master) = (.pinIndex(counted), boundMaster)
+            (binding, master, claim) = (.pinIndex(counted), boundMaster, held)
         } else {
             master = try PINKeys.master(pin: pin, user: user, salt: salt, pepper: pepper, parameters: parameters)
         }
         let verifier = PINKeys.verifier(master: master).withUnsafeBytes { Array($0) }
-        return CredentialRecord(
+        let record = CredentialRecord(
             user: user, parameters: parameters, salt: salt, verifier: verifier,
             digits: pin.count, created: created,
             vaultKey: try vaultKey.map { try VaultKey.wrap($0, master: master, user: user) },
             binding: binding)
+        return (record, claim)
+    }
+
+    /// The one way a PIN index is defined (docs/DESIGN.md §11, "The chip's ledger"): the
+    /// ledger's claim first (the user's limit, one binding per user in flight, an entry
+    /// written before NV_DefineSpace), then the index and the sealed secret. Returns the
+    /// binding, the master and the claim, which the caller settles or abandons; a failure
+    /// here abandons it.
+    private func bindToChip(
+        _ material: SecretBytes, limit: UInt32, charge: ChipLedger.Charge, on chip: TPMChip
+    ) throws -> (PinIndexBinding, SecretBytes, ChipLedger.Claim) {
+        let ledger = ChipLedger(store: store)
+        let claim = try ledger.claim(for: charge, on: chip)
+        do {
+            let (binding, master) = try BoundKeys.bind(
+                material, limit: limit, pcrs: store.configuration.tpmPCRs, on: chip, claim: claim, ledger: ledger)
+            return (binding, master, claim)
+        } catch {
+            ledger.abandon(claim, on: chip)
+            throw error
+        }
     }
 
     /// `body`'s result, or nil when the chip has no room for another index and binding is
@@ -213,40 +259,42 @@ public struct PINAdministration {
     }
 
     /// Makes the decoys' index with the first PIN bound to its own counter, once (it
-    /// replaces a version 1 decoy): checked and written under the decoys' lock, so that two
-    /// first bindings do not both write one (the loser's index is released).
+    /// replaces a version 1 decoy): a random authorization value, forgotten at once; checked
+    /// and written under the decoys' lock, so that two first bindings do not both write one
+    /// (the loser's index is abandoned).
     private func ensureDecoy(on chip: TPMChip) throws {
         if case .pinIndex? = try store.tpmDecoy() { return }
-        let decoy = try BoundKeys.makeDecoy(pcrs: store.configuration.tpmPCRs, on: chip)
-        let written = try store.withExclusiveLock(on: .decoy(0)) { () -> Bool in
-            if case .pinIndex? = try store.tpmDecoy() { return false }
-            try store.write(decoy)
-            return true
+        let (binding, _, claim) = try bindToChip(
+            try SecretBytes.random(count: BoundKeys.materialLength), limit: TPMDecoy.limit, charge: .decoys, on: chip)
+        let ledger = ChipLedger(store: store)
+        let written: Bool
+        do {
+            written = try store.withExclusiveLock(on: .decoy(0)) { () -> Bool in
+                if case .pinIndex? = try store.tpmDecoy() { return false }
+                try store.write(TPMDecoy.pinIndex(binding))
+                return true
+            }
+        } catch {
+            ledger.abandon(claim, on: chip)
+            throw error
         }
-        if !written, case .pinIndex(let binding) = decoy { release(binding, on: chip) }
+        if written { ledger.settle(claim) } else { ledger.abandon(claim, on: chip) }
     }
 
-    /// Frees the index of a record just replaced or removed (read under the user's lock,
-    /// so each is released once), if it had one.
-    private func release(_ record: CredentialRecord?) {
-        if case .pinIndex(let binding)? = record?.binding { release(binding, on: TPMChip(store.configuration)) }
+    /// Under the user's lock, before `current` is replaced or removed: the ledger's entry
+    /// for its index, if it has one.
+    private func willReplace(_ current: CredentialRecord?, charge: ChipLedger.Charge) throws -> ChipLedger.Claim? {
+        guard case .pinIndex(let binding)? = current?.binding else { return nil }
+        return try ChipLedger(store: store).willReplace(binding, charge: charge)
     }
 
-    /// Frees the index of a binding no record names any more, where the owner's
-    /// authorization is a factory chip's empty one (on a hardened chip only the holder of
-    /// the TPM recovery secret can: `secureroom tpm status` counts what is left). Only
-    /// on the chip the binding was made on (its storage key's name), and only when no
-    /// other record or the decoys name the handle: after a chip was cleared, or old state
-    /// files put back, the handle may be someone else's index now, with the same Name.
-    /// Best effort: the record that replaced it is already written.
-    private func release(_ binding: PinIndexBinding, on chip: TPMChip) {
-        _ = try? chip.withConnection { connection in
-            // The chip first: on another chip, or none, no record needs reading.
-            guard try connection.storageKeyName() == binding.sealed.parentName,
-                !(try store.pinIndicesNamed()).contains(binding.index)
-            else { return }
-            try PinCounter(connection: connection, index: binding.index).undefine(ownerAuth: [])
-        }
+    /// After a record was replaced or removed (`replaced`, with its entry): frees its index
+    /// where the owner's authorization is a factory chip's empty one. Returns whether the
+    /// index stayed on the chip (a hardened chip: `tpm prune` frees it).
+    @discardableResult
+    private func afterReplacing(_ replaced: (CredentialRecord?, ChipLedger.Claim?), on chip: TPMChip) -> Bool {
+        guard case .pinIndex(let binding)? = replaced.0?.binding, let claim = replaced.1 else { return false }
+        return ChipLedger(store: store).replaced(claim, binding: binding, on: chip)
     }
 
     /// Whether a PIN set now is bound to `chip` (`tpm=`).
@@ -336,13 +384,16 @@ public struct PINAdministration {
         }
     }
 
-    /// Deletes the user's PIN and tally, and frees its index in the TPM.
-    public func removePIN(for user: UserName) throws {
-        let removed = try store.withExclusiveLock(for: user) { () -> CredentialRecord? in
+    /// Deletes the user's PIN and tally, and frees its index in the TPM (on a hardened
+    /// chip it stays, in the ledger, charged to nobody). Returns whether it stayed.
+    @discardableResult
+    public func removePIN(for user: UserName) throws -> Bool {
+        let removed = try store.withExclusiveLock(for: user) { () -> (CredentialRecord?, ChipLedger.Claim?) in
             let current = (try? store.credential(for: user)) ?? nil
+            let left = try willReplace(current, charge: .administrator(user))
             try store.removeRecords(for: user)
-            return current
+            return (current, left)
         }
-        release(removed)
+        return afterReplacing(removed, on: TPMChip(store.configuration))
     }
 }

@@ -195,13 +195,15 @@ public final class ProtectedDirectory {
     /// How long `lock` waits for another holder, in seconds. A check holds the lock for a
     /// few file writes, never across argon2 (docs/FORMAT.md §4); 30 s covers a thousand
     /// queued checks on a slow disk.
-    static let lockPatience = 30
+    public static let lockPatience = 30
 
     /// Takes an exclusive `flock` on the lock file `name` (created 0600 if missing) and
     /// returns the open descriptor; the lock lasts until it is released or the process dies,
     /// so a killed process never leaves a stale lock behind. Gives up (`busy`) after
-    /// `lockPatience` seconds; `notice` hears who holds it after a second of waiting.
-    public func lock(_ name: String, notice: ((String) -> Void)? = nil) throws -> FileDescriptor {
+    /// `patience` seconds (default `lockPatience`); `notice` hears who holds it after a second of waiting.
+    public func lock(
+        _ name: String, patience: Int = lockPatience, notice: ((String) -> Void)? = nil
+    ) throws -> FileDescriptor {
         let file = try FileDescriptor.open(
             name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
             mode: 0o600, displayPath: path + "/" + name)
@@ -210,8 +212,45 @@ public final class ProtectedDirectory {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
         }
         if info.st_gid != 0 { try Self.claimGroup(of: file, owner: owner) }
-        try file.lockExclusively(waitingAtMost: Self.lockPatience, notice: notice)
+        try file.lockExclusively(waitingAtMost: patience, notice: notice)
         return file
+    }
+
+    /// What `tryLock` found.
+    public enum TryLock {
+        /// The lock was free and is now this descriptor's, until it is closed.
+        case held(FileDescriptor)
+        /// Another open file (a live process, or this one) holds it.
+        case busy
+        /// There is no such file.
+        case missing
+    }
+
+    /// Takes an exclusive `flock` on the existing private file `name` without waiting.
+    public func tryLock(_ name: String) throws -> TryLock {
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(
+                name, in: descriptor, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK, mode: 0,
+                displayPath: path + "/" + name)
+        } catch SecureRoomError.system(_, _, let code) where code == ENOENT {
+            return .missing
+        }
+        let info = try file.status()
+        guard sr_s_isreg(info.st_mode) != 0, info.st_uid == owner, info.st_mode & 0o077 == 0 else {
+            throw SecureRoomError.insecure(path: file.path, reason: "not a private regular file")
+        }
+        if flock(file.rawValue, LOCK_EX | LOCK_NB) == 0 { return .held(file) }
+        guard errno == EWOULDBLOCK else {
+            throw SecureRoomError.system(operation: "flock", path: file.path, errno: errno)
+        }
+        return .busy
+    }
+
+    /// Names of the dot files in the directory that start with `prefix` (which starts with
+    /// "."), sorted.
+    public func hiddenEntries(prefix: String) throws -> [String] {
+        try names().filter { $0.hasPrefix(prefix) }
     }
 
     /// Makes the directory readable and searchable by everyone (0755), for records users'
@@ -225,7 +264,10 @@ public final class ProtectedDirectory {
     }
 
     /// Names of the entries in the directory (excluding dot files).
-    public func entries() throws -> [String] {
+    public func entries() throws -> [String] { try names().filter { !$0.hasPrefix(".") } }
+
+    /// Names of every entry in the directory but "." and "..", sorted.
+    private func names() throws -> [String] {
         let copy = dup(descriptor.rawValue)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
@@ -238,7 +280,7 @@ public final class ProtectedDirectory {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
             }
-            if !name.hasPrefix(".") { names.append(name) }
+            if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
     }

@@ -15,6 +15,8 @@ import Glibc
 ///         NAME.lock         0600   empty; flock'd while a user's records change
 ///         .decoy-XX         0600   LockoutRecord of decoy slot XX (TallyFile.decoy)
 ///         .decoy.lock       0600   empty; flock'd while a decoy slot changes
+///         .tpm-HHHHHHHH     0600   LedgerEntry: a PIN index no record names (ChipLedger)
+///         .tpm.lock         0600   empty; flock'd while a ledger entry is created
 ///
 /// Every access re-checks ownership and modes (ProtectedDirectory); the store caches the
 /// opened directories for the life of one transaction only.
@@ -210,7 +212,8 @@ public final class StateStore {
         return root
     }
 
-    private func users() throws -> ProtectedDirectory {
+    /// `users/`, opened once per store (the chip's ledger, `ChipLedger`, lives there too).
+    func users() throws -> ProtectedDirectory {
         if let cachedUsers { return cachedUsers }
         let users = try root().subdirectory("users")
         cachedUsers = users

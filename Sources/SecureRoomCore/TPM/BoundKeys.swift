@@ -19,13 +19,16 @@ enum BoundKeys {
     /// argon2's output length for a bound record.
     static let materialLength = 64
 
-    /// Binds a new PIN to its own counter (version 3): a PIN index at a free handle whose
-    /// authorization value is the material's `auth` half and which refuses every PIN after
-    /// `limit` wrong ones, and a random secret sealed behind it under the chip's storage
-    /// key, sealed also to the current values of `pcrs` when there are any. Returns them
-    /// and the master.
+    /// Binds a new PIN to its own counter (version 3): a PIN index at `claim`'s handle (or
+    /// the next free one `ledger` moves it to) whose authorization value is the material's
+    /// `auth` half and which refuses every PIN after `limit` wrong ones, and a random secret
+    /// sealed behind it under the chip's storage key, sealed also to the current values of
+    /// `pcrs` when there are any. Returns them and the master. Called only by
+    /// `PINAdministration.bindToChip`, which holds the claim; on a failure after the
+    /// define, the caller's `ChipLedger.abandon` frees the index.
     static func bind(
-        _ material: SecretBytes, limit: UInt32, pcrs: [Int], on chip: TPMChip
+        _ material: SecretBytes, limit: UInt32, pcrs: [Int], on chip: TPMChip, claim: ChipLedger.Claim,
+        ledger: ChipLedger
     ) throws -> (PinIndexBinding, master: SecretBytes) {
         let secret = try SecretBytes.random(count: PinSealer.secretLength)
         let binding = try chip.withConnection { connection in
@@ -36,33 +39,30 @@ enum BoundKeys {
             try? OwnerHierarchy(connection: connection).persistStorageKey()
             return try withAuth(material) { auth in
                 let boot = pcrs.isEmpty ? nil : try PCRPolicy.current(pcrs, connection)
-                let counter = try defineCounter(authValue: auth, limit: limit, connection)
-                do {
-                    let sealed = try secret.withUnsafeBytes { raw -> ObjectBlob in
-                        var copy = Array(raw)
-                        defer { wipe(&copy) }
-                        return try PinSealer(connection: connection).seal(copy, behind: counter, pcrs: boot)
-                    }
-                    return PinIndexBinding(
-                        index: counter.index, indexName: try counter.name(), sealed: sealed, pcrs: boot)
-                } catch {
-                    // Nobody will name this index: free it where the owner allows (a factory chip).
-                    try? counter.undefine(ownerAuth: [])
-                    throw error
+                let counter = try defineCounter(authValue: auth, limit: limit, connection, claim: claim, ledger: ledger)
+                let sealed = try secret.withUnsafeBytes { raw -> ObjectBlob in
+                    var copy = Array(raw)
+                    defer { wipe(&copy) }
+                    return try PinSealer(connection: connection).seal(copy, behind: counter, pcrs: boot)
                 }
+                return PinIndexBinding(index: counter.index, indexName: try counter.name(), sealed: sealed, pcrs: boot)
             }
         }
         return (binding, master(material, secret: secret))
     }
 
-    /// A PIN index at a free handle of `PinIndexBinding.handles` (a handle already defined,
-    /// by anyone, is skipped): defined with a factory chip's empty owner authorization, or
-    /// on a hardened chip through the owner's policy, which allows nothing else.
-    static func defineCounter(authValue: [UInt8], limit: UInt32, _ connection: TPMConnection) throws -> PinCounter {
+    /// A PIN index at `claim`'s handle (a handle already defined, by anyone, is skipped: the
+    /// ledger moves the claim to another): defined with a factory chip's empty owner
+    /// authorization, or on a hardened chip through the owner's policy, which allows
+    /// nothing else.
+    private static func defineCounter(
+        authValue: [UInt8], limit: UInt32, _ connection: TPMConnection, claim: ChipLedger.Claim, ledger: ChipLedger
+    ) throws -> PinCounter {
         var attempts = 0
         while true {
             attempts += 1
-            let counter = PinCounter(connection: connection, index: .random(in: PinIndexBinding.handles))
+            if attempts > 1 { try ledger.move(claim) }
+            let counter = PinCounter(connection: connection, index: claim.handle)
             do {
                 do {
                     try counter.define(authValue: authValue, limit: limit, by: .ownerAuth([]))
@@ -133,13 +133,6 @@ enum BoundKeys {
                 return (tag, true)
             }
         }
-    }
-
-    /// Makes the decoys' index and sealed object on the chip (version 2), for the first PIN
-    /// bound to its own counter: a random authorization value, forgotten at once.
-    static func makeDecoy(pcrs: [Int], on chip: TPMChip) throws -> TPMDecoy {
-        let material = try SecretBytes.random(count: materialLength)
-        return .pinIndex(try bind(material, limit: TPMDecoy.limit, pcrs: pcrs, on: chip).0)
     }
 
     /// HKDF-SHA256(local || secret, info "secureroom/2 bound master").

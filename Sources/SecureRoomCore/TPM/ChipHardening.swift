@@ -71,12 +71,28 @@ public enum ChipHardening {
     }
 
     /// Removes, with the owner authorization `secret`, every index at SecureRoom's handles
-    /// that `named` (`StateStore.pinIndicesNamed`) does not hold: the counters of PINs
-    /// replaced or removed on a hardened chip, which nothing else can free. Returns how
-    /// many were removed. Run while no PIN is being set: an index defined for a PIN whose
-    /// record is not written yet is not named.
-    /// On a chip that is not hardened (`secret` nil) the owner's empty authorization does it.
-    public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret?, keeping named: Set<UInt32>) throws -> Int {
+    /// that no record of `store` names and no process is defining now (a ledger entry that
+    /// its process holds, `ChipLedger`): the counters of PINs replaced or removed on a
+    /// hardened chip, and of bindings whose process died, which nothing else can free; the
+    /// ledger's entries for them go too. Returns how many indices were removed and how many
+    /// the records name. On a chip that is not hardened (`secret` nil) the owner's empty
+    /// authorization does it.
+    public static func prune(_ chip: TPMChip, secret: TPMRecoverySecret?, store: StateStore) throws -> (
+        freed: Int, named: Int
+    ) {
+        let ledger = ChipLedger(store: store)
+        let idle = try ledger.idleEntries()  // held until the end: nobody takes their handles meanwhile
+        let named = try store.pinIndicesNamed()
+        let defining = try ledger.entryHandles().subtracting(idle.map(\.handle))
+        let freed = try prune(chip, secret: secret, keeping: named.union(defining))
+        for entry in idle { try ledger.forget(entry.handle) }
+        withExtendedLifetime(idle) {}
+        return (freed, named.count)
+    }
+
+    /// Removes, with the owner authorization `secret`, every index at SecureRoom's handles
+    /// that `named` does not hold. Returns how many were removed.
+    private static func prune(_ chip: TPMChip, secret: TPMRecoverySecret?, keeping named: Set<UInt32>) throws -> Int {
         try chip.withConnection { connection in
             let unnamed = try connection.unnamedPinIndices(named)
             try asOwner(secret) { auth in

@@ -125,7 +125,7 @@ public enum Messages {
                     + "your password, and set your PIN again.")
         case .pruneNeeded:
             return localized(
-                "The security chip holds too many counters of old PINs; ask an administrator to run "
+                "The security chip holds too many counters of your old PINs; ask an administrator to run "
                     + "'secureroom tpm prune', then try again.")
         case .full:
             return localized(
