@@ -169,4 +169,34 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(
             try sandbox.pam(user: user, responses: ["6028"]).code, PAMCode.success, "the PIN itself is unchanged")
     }
+
+    /// What `auth` keeps of an expired PIN, for `account` to refuse it as its own
+    /// replacement, is argon2 with the record's parameters (here 512 KiB, above the 256
+    /// configured now) and a salt of its own: never cheaper to search than the record.
+    /// argon2 runs once for the check, once to keep it, once per new PIN compared with it,
+    /// and once for the new record (with the configured parameters).
+    func testAnExpiredPINIsKeptOnlyAsArgon2WithTheRecordsParameters() throws {
+        let sandbox = try Sandbox(configuration: Sandbox.fastKDF.replacingOccurrences(of: "= 256", with: "= 512"))
+        XCTAssertEqual(try sandbox.cli(["set", user, "--stdin", "--expire"], input: "5291\n").status, 0)
+        try sandbox.write(sandbox.config, Sandbox.fastKDF, mode: 0o600)
+        try sandbox.service(
+            "login",
+            [
+                "auth [success=done default=ignore] MODULE STATE", "auth required pam_deny.so",
+                "account [success=ok ignore=ignore default=die] MODULE STATE only_expired",
+            ])
+        let costs = sandbox.root + "/argon2-costs"
+        XCTAssertTrue(FileManager.default.createFile(atPath: costs, contents: nil))
+        let login = try sandbox.pam(
+            "login", user: user, responses: ["5291", "5291", "6028", "6028"], operations: ["auth", "acct"],
+            environment: ["LD_PRELOAD": try sandbox.argon2CounterLibrary(), "ARGON2_COST_FILE": costs])
+        XCTAssertEqual(login.code, PAMCode.success, "\(login.results)")
+        XCTAssertEqual(login.errors.last, "PIN rejected: it is the PIN you were given; choose your own.")
+        let record = "m=512 t=1 p=1"
+        let configured = "m=256 t=1 p=1"
+        XCTAssertEqual(
+            try String(contentsOfFile: costs, encoding: .utf8).split(separator: "\n").map(String.init),
+            [record, record, record, record, configured],
+            "the check, the kept PIN, 5291 and 6028 compared with it, the new record")
+    }
 }

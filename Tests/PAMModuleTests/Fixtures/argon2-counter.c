@@ -9,9 +9,11 @@
  * counted, as a user can do to their own su. With $ARGON2_TIMER_FILE set (scripts/bench's
  * floor row), it also times the real call, allocation of its memory included, and appends
  * the nanoseconds as one line per call; a missing libargon2 then aborts the process, so
- * that the bench never reads it as the module's answer.
+ * that the bench never reads it as the module's answer. With $ARGON2_COST_FILE set, it
+ * appends each call's cost as one line "m=KIB t=PASSES p=LANES".
  */
 #define _GNU_SOURCE
+#include <argon2.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -20,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef int (*argon2id_ctx_fn)(void *context);
+typedef int (*argon2id_ctx_fn)(argon2_context *context);
 
 /* Appends `length` bytes to the file named by the environment variable `variable`, if set. */
 static void append(const char *variable, const char *bytes, size_t length)
@@ -40,9 +42,16 @@ static long long now_ns(void)
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-int argon2id_ctx(void *context)
+int argon2id_ctx(argon2_context *context)
 {
     append("ARGON2_COUNTER_FILE", "x", 1);
+    if (getenv("ARGON2_COST_FILE") != NULL) {
+        const argon2_context *ctx = context;
+        char line[64];
+        int length = snprintf(line, sizeof line, "m=%u t=%u p=%u\n", ctx->m_cost, ctx->t_cost, ctx->lanes);
+        if (length > 0 && (size_t)length < sizeof line)
+            append("ARGON2_COST_FILE", line, (size_t)length);
+    }
     if (getenv("ARGON2_STOP") != NULL)
         raise(SIGSTOP);
     /* libpam loads the module, and so libargon2, with RTLD_LOCAL: RTLD_NEXT cannot see
