@@ -138,6 +138,47 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertEqual(try tpm.nvIndices().count, before.count, "one index defined, one freed")
     }
 
+    /// SECURITY.md's bound for root, or a thief with the disk and the chip (hardened): a
+    /// right PIN sets the PIN's counter in the chip back to 0 (a PIN_FAIL index does), and
+    /// the year-long count lives in files such an attacker puts back. So they get deny − 1
+    /// wrong PINs between two logins of the owner, unseen, and deny after the last, which
+    /// spends the PIN: (deny − 1) · N + deny in all over N logins of the owner. Measured with
+    /// deny = 3 and N = 2, the state restored after every wrong PIN; the figure is the one
+    /// SECURITY.md's table states.
+    func testRootGetsDenyMinusOneWrongPINsPerLoginOfTheOwner() throws {
+        let deny = 3
+        let logins = 2
+        let sandbox = try boundSandbox(extra: "deny = \(deny)\nschedule =\n")
+        let saved = sandbox.root + "/saved-state"
+        try FileManager.default.copyItem(atPath: sandbox.state, toPath: saved)
+        var wrong = 0
+        func guessAndRestore() throws {
+            let guess = String(format: "%04d", 1000 + wrong * 1111 % 9000)
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [guess]).code, PAMCode.authError, guess)
+            wrong += 1
+            try FileManager.default.removeItem(atPath: sandbox.state)
+            try FileManager.default.copyItem(atPath: saved, toPath: sandbox.state)
+            XCTAssertEqual(try failures(sandbox), 0, "the files forgot the guess")
+        }
+        for login in 1...logins {
+            for _ in 1..<deny { try guessAndRestore() }
+            XCTAssertEqual(try chipFailures(sandbox), deny - 1, "login \(login): the chip counted them")
+            XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success, "login \(login)")
+            XCTAssertEqual(try chipFailures(sandbox), 0, "the owner's login set the chip's count back to 0")
+        }
+        for _ in 1...deny { try guessAndRestore() }
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-spent")
+        XCTAssertEqual(wrong, (deny - 1) * logins + deny, "the measured bound")
+
+        // SECURITY.md's row for this attacker states the same formula, and for deny = 9.
+        let security = try String(contentsOfFile: Artifacts.root + "/docs/SECURITY.md", encoding: .utf8)
+        let row = try XCTUnwrap(
+            security.split(separator: "\n").first { $0.hasPrefix("| Root, or disk and chip, chip hardened") })
+        XCTAssertTrue(row.contains("(deny − 1) · N + deny"), String(row))
+        XCTAssertTrue(row.contains("8 between two logins of the owner, 9 after the last"), String(row))
+        XCTAssertFalse(security.contains("wrong PINs, ever"), "the bound that does not hold is gone")
+    }
+
     /// A chip with no room for another counter: `tpm=required` refuses to set the PIN and
     /// says why; `tpm=auto` keeps it unbound and says so, and the PIN works.
     func testAFullChipRefusesOrKeepsThePINUnbound() throws {
