@@ -179,6 +179,29 @@ final class TPMBoundPINTests: XCTestCase {
         XCTAssertFalse(security.contains("wrong PINs, ever"), "the bound that does not hold is gone")
     }
 
+    /// Whoever can open the chip (root; on Debian the `tss` group, which owns /dev/tpmrm0)
+    /// can spend a bound PIN's guesses without the state: each TPM2_NV_Read of the PIN's
+    /// index with a wrong password counts on its counter, as does TPM2_PolicySecret. The PIN
+    /// itself as that password is just as wrong (the index's value is argon2 of it with the
+    /// root-only pepper), so without the pepper nobody tests a guess; at `deny` the PIN is
+    /// spent. SECURITY.md says so.
+    func testWhoeverOpensTheChipCanSpendButNotTestABoundPIN() throws {
+        let deny = 3
+        let sandbox = try boundSandbox(extra: "deny = \(deny)\nschedule =\n")
+        let line = try credential(sandbox).split(separator: "\n").first { $0.hasPrefix("tpm-index: ") }
+        let index = "0x" + (try XCTUnwrap(line)).dropFirst("tpm-index: ".count)
+        for (tries, password) in [pin, "not-the-pin", pin].enumerated() {
+            let read = try tpm.tool(["tpm2_nvread", index, "-C", index, "-P", password])
+            XCTAssertNotEqual(read.status, 0, "refused: \(password)")
+            XCTAssertEqual(try chipFailures(sandbox), tries + 1, "counted on the PIN's own counter")
+        }
+        XCTAssertEqual(try sandbox.status(user)["tpm"] as? String, "bound-spent", "spent after \(deny)")
+        XCTAssertEqual(try tpm.lockoutCounter(), 0, "not on the chip's dictionary-attack counter")
+        let security = try String(contentsOfFile: Artifacts.root + "/docs/SECURITY.md", encoding: .utf8)
+        XCTAssertTrue(security.contains("**Whoever can open the chip**"), "SECURITY.md's row for this attacker")
+        XCTAssertTrue(security.contains("`testWhoeverOpensTheChipCanSpendButNotTestABoundPIN`"))
+    }
+
     /// A chip with no room for another counter: `tpm=required` refuses to set the PIN and
     /// says why; `tpm=auto` keeps it unbound and says so, and the PIN works.
     func testAFullChipRefusesOrKeepsThePINUnbound() throws {
