@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* Implemented in Swift with @_cdecl (PAMSecureRoom/EntryPoints.swift). */
 extern int secureroom_authenticate(pam_handle_t *, int, int, const char **);
@@ -40,9 +41,41 @@ void sr_pam_drop_response(char *response) { if (response) { explicit_bzero(respo
 int sr_pam_info(pam_handle_t *pamh, const char *message) { return pam_info(pamh, "%s", message); }
 
 /* The stashed vault key: the user it belongs to and the key, in one mlock'd block owned
- * by libpam's data list, wiped by the cleanup (at pam_end, or when replaced or dropped). */
-struct sr_stash { size_t length; char user[64]; unsigned char bytes[]; };
-static void sr_stash_cleanup(pam_handle_t *pamh, void *data, int status) { (void)pamh; (void)status; struct sr_stash *stash = data; size_t size = sizeof *stash + stash->length; explicit_bzero(stash, size); munlock(stash, size); free(stash); }
-int sr_pam_stash(pam_handle_t *pamh, const char *name, const char *user, const unsigned char *bytes, size_t length) { if (strlen(user) >= sizeof ((struct sr_stash *)0)->user) return PAM_BUF_ERR; struct sr_stash *stash = calloc(1, sizeof *stash + length); if (!stash) return PAM_BUF_ERR; mlock(stash, sizeof *stash + length); stash->length = length; strcpy(stash->user, user); memcpy(stash->bytes, bytes, length); int code = pam_set_data(pamh, name, stash, sr_stash_cleanup); if (code != PAM_SUCCESS) sr_stash_cleanup(pamh, stash, code); return code; }
+ * by libpam's data list, wiped by the cleanup (at pam_end, or when replaced or dropped).
+ * The block is pages of its own (mmap), so that unlocking it never unlocks another
+ * secret that shares a page with it. */
+struct sr_stash { size_t size; size_t length; char user[64]; unsigned char bytes[]; };
+
+static void sr_stash_cleanup(pam_handle_t *pamh, void *data, int status)
+{
+    (void)pamh;
+    (void)status;
+    struct sr_stash *stash = data;
+    size_t size = stash->size;
+    explicit_bzero(stash, size);
+    munlock(stash, size);
+    munmap(stash, size);
+}
+
+int sr_pam_stash(pam_handle_t *pamh, const char *name, const char *user, const unsigned char *bytes, size_t length)
+{
+    if (strlen(user) >= sizeof((struct sr_stash *)0)->user || length > 65536)
+        return PAM_BUF_ERR;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t size = (sizeof(struct sr_stash) + length + page - 1) / page * page;
+    struct sr_stash *stash = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stash == MAP_FAILED)
+        return PAM_BUF_ERR;
+    mlock(stash, size);
+    stash->size = size;
+    stash->length = length;
+    strcpy(stash->user, user);
+    memcpy(stash->bytes, bytes, length);
+    int code = pam_set_data(pamh, name, stash, sr_stash_cleanup);
+    if (code != PAM_SUCCESS)
+        sr_stash_cleanup(pamh, stash, code);
+    return code;
+}
+
 const unsigned char *sr_pam_stashed(pam_handle_t *pamh, const char *name, const char *user, size_t *length) { const void *data = NULL; if (pam_get_data(pamh, name, &data) != PAM_SUCCESS || !data) return NULL; const struct sr_stash *stash = data; if (strcmp(stash->user, user) != 0) return NULL; *length = stash->length; return stash->bytes; }
 void sr_pam_drop(pam_handle_t *pamh, const char *name) { pam_set_data(pamh, name, NULL, NULL); }

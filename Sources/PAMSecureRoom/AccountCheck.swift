@@ -62,7 +62,8 @@ extension AccountCheck {
             let new = try NewPINEntry(call: call).read(
                 tries: 3,
                 refusing: { candidate in
-                    guard let check, ExpiredPINCheck.matches(candidate, check) else { return nil }
+                    guard let check, (try? ExpiredPINCheck.matches(candidate, check, for: user, store: store)) == true
+                    else { return nil }
                     let translate = Translation.english  // for the log; told through Localized.lookUp
                     return translate("it is the PIN you were given; choose your own")
                 })

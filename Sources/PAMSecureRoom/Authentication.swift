@@ -109,8 +109,9 @@ struct Authentication {
                 }
             }
             // `account` asks for the new PIN right after this (AccountCheck).
-            if success.mustChange != nil, let typed {
-                try call.pam.keep(try ExpiredPINCheck.make(typed), as: .expiredPINCheck, for: user)
+            if success.mustChange != nil, let typed, let store = call.store {
+                try call.pam.keep(
+                    try ExpiredPINCheck.make(typed, for: user, store: store), as: .expiredPINCheck, for: user)
                 call.pam.setFlag(.pinExpired)
             }
             // For setcred or open_session, which put it in the user's keyring (VaultSession).

@@ -6,15 +6,20 @@ import Glibc
 
 /// A fixed-size buffer for secret material (PINs, keys, the pepper).
 ///
-/// The memory is allocated outside Swift's copy-on-write storage, locked in RAM
-/// where the process may (mlock), and wiped with `explicit_bzero` when the last
-/// reference goes away.
+/// The memory is allocated outside Swift's copy-on-write storage, in whole pages of its
+/// own (mlock and munlock work on pages: unlocking a buffer that shared a page would unlock
+/// its live neighbours too), locked in RAM where the process may (mlock), and wiped with
+/// `explicit_bzero` when the last reference goes away.
 public final class SecretBytes {
     private let storage: UnsafeMutableRawBufferPointer
 
+    /// The size of a page, which every buffer is a multiple of.
+    private static let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+
     /// A zero-filled buffer of `count` bytes.
     public init(count: Int) {
-        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        let size = (max(count, 1) + Self.pageSize - 1) / Self.pageSize * Self.pageSize
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: Self.pageSize)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         _ = sr_mlock(storage.baseAddress, storage.count)
         self.count = count
