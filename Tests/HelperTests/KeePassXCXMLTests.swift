@@ -287,4 +287,60 @@ final class KeePassXCXMLTests: XCTestCase {
         XCTAssertEqual(lines.last, "1:secureroom-vault: not a KeePassXC XML export: its root element is <x>", "read")
         XCTAssertEqual(try exported().count, 0, "nothing stored")
     }
+
+    /// What a file may hold before `import --from keepassxc` refuses it, naming the limit:
+    /// attributes per element, a name's length, an attribute value's length and entries in
+    /// the XML export; columns and rows in the CSV export. (The longer limits, of texts,
+    /// fields and lines, are crossed by the fuzzers' seeds, with small limits.)
+    func testRefusesWhatExceedsTheImportLimits() throws {
+        let declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        let attributes = (0..<17).map { " a\($0)=\"v\"" }.joined()
+        let entries = String(repeating: "<Entry/>", count: 100_001)
+        let header = "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\""
+        // (name, the file, what the tool says after "secureroom-vault: ").
+        let cases: [(String, String, String)] = [
+            (
+                "attributes.xml", declaration + "<KeePassFile\(attributes)/>\n",
+                "the XML export, line 2: more than 16 attributes in <KeePassFile>"
+            ),
+            (
+                "name.xml", declaration + "<" + String(repeating: "n", count: 257) + "/>\n",
+                "the XML export, line 2: a name longer than 256 bytes"
+            ),
+            (
+                "attribute.xml", declaration + "<KeePassFile a=\"" + String(repeating: "v", count: 4097) + "\"/>\n",
+                "the XML export, line 2: the value of the attribute a is longer than 4096 bytes"
+            ),
+            (
+                "entries.xml",
+                declaration + "<KeePassFile><Root><Group><Name>Root</Name>\n\(entries)</Group></Root></KeePassFile>\n",
+                "the XML export, line 3: more than 100000 entries"
+            ),
+            (
+                "columns.csv", header + (0..<60).map { ",\"c\($0)\"" }.joined() + "\n",
+                "the KeePassXC export, line 1: more than 64 columns"
+            ),
+            (
+                "rows.csv", header + "\n" + String(repeating: "\"Root\",\"t\",\"\",\"p\",\"\"\n", count: 100_001),
+                "the KeePassXC export has more than 100000 entries"
+            ),
+        ]
+        var files: [String] = []
+        for (name, text, _) in cases {
+            files.append(stage.scratch + "/" + name)
+            try sandbox.write(files[files.count - 1], text, mode: 0o644)
+        }
+        let result = try stage.run(
+            as: uid, "/bin/sh",
+            [
+                "-c", "for f; do out=$(\"$0\" import --from keepassxc \"$f\" 2>&1); echo \"$?:$out\"; done",
+                stage.bin + "/secureroom-vault",
+            ] + files,
+            environment: ["XDG_DATA_HOME": stage.scratch + "/data-\(uid)", "HOME": stage.scratch])
+        XCTAssertEqual(result.lines.count, cases.count, result.output)
+        for (line, (name, _, message)) in zip(result.lines, cases) {
+            XCTAssertEqual(line, "1:secureroom-vault: " + message, name)
+        }
+        XCTAssertEqual(try exported().count, 0, "nothing stored")
+    }
 }
