@@ -33,6 +33,7 @@ let package = Package(
         // For the libFuzzer harnesses in Fuzz/ (a separate package that depends on this one).
         .library(name: "SecureRoomCore", targets: ["SecureRoomCore"]),
         .library(name: "SecureRoomVault", targets: ["SecureRoomVault"]),
+        .library(name: "SecureRoomImport", targets: ["SecureRoomImport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2")
@@ -126,11 +127,14 @@ let package = Package(
         // libpam as an application (`secureroom-vault unlock`, the helper's password check),
         // opened with dlopen at its first call (its header, and one-line forwarders).
         .target(name: "CPAMClient", dependencies: ["CSecureRoomSystem"]),
+        // The readers of the exports `secureroom-vault import` takes (KeePassXC's XML and
+        // CSV), with their limits: a library, so that the fuzzers (Fuzz/) link them.
+        .target(name: "SecureRoomImport", dependencies: ["SecureRoomBase", "SecureRoomVault", "CSecureRoomSystem"]),
         .executableTarget(
             name: "SecureRoomVaultTool",
             dependencies: [
                 "SecureRoomCore", "SecureRoomVault", "SecureRoomProgramSupport", "SecureRoomCommandLine",
-                "SecureRoomSecretService", "CPAMClient", "CSecureRoomSystem",
+                "SecureRoomSecretService", "SecureRoomImport", "CPAMClient", "CSecureRoomSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Test driver: runs one PAM transaction from a private config directory

@@ -12,20 +12,23 @@
 // Debug builds keep @testable imports working: several parsers are internal.
 import PackageDescription
 
-/// The fuzzers, named after the parser they drive; `Corpus/<name>/` holds their seeds.
-let fuzzers: [(name: String, vault: Bool)] = [
-    ("FuzzRecordText", false),
-    ("FuzzCredentialRecord", false),
-    ("FuzzLockoutRecord", false),
-    ("FuzzRecoveryRecord", false),
-    ("FuzzPepper", false),
-    ("FuzzBlocklist", false),
-    ("FuzzConfiguration", false),
-    ("FuzzHelperReply", false),
-    ("FuzzHelperSecrets", false),
-    ("FuzzPINFormat", false),
-    ("FuzzVaultKey", false),
-    ("FuzzVaultCipher", true),
+/// The fuzzers, named after the parser they drive, and the libraries they link besides
+/// SecureRoomCore; `Corpus/<name>/` holds their seeds.
+let fuzzers: [(name: String, libraries: [String])] = [
+    ("FuzzRecordText", []),
+    ("FuzzCredentialRecord", []),
+    ("FuzzLockoutRecord", []),
+    ("FuzzRecoveryRecord", []),
+    ("FuzzPepper", []),
+    ("FuzzBlocklist", []),
+    ("FuzzConfiguration", []),
+    ("FuzzHelperReply", []),
+    ("FuzzHelperSecrets", []),
+    ("FuzzPINFormat", []),
+    ("FuzzVaultKey", []),
+    ("FuzzVaultCipher", ["SecureRoomVault"]),
+    ("FuzzKeePassXCXML", ["SecureRoomVault", "SecureRoomImport"]),
+    ("FuzzKeePassXCCSV", ["SecureRoomVault", "SecureRoomImport"]),
 ]
 
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v5), .unsafeFlags(["-parse-as-library"])]
@@ -45,7 +48,7 @@ let package = Package(
             .executableTarget(
                 name: fuzzer.name,
                 dependencies: ["FuzzSupport", .product(name: "SecureRoomCore", package: "SecureRoom")]
-                    + (fuzzer.vault ? [.product(name: "SecureRoomVault", package: "SecureRoom")] : []),
+                    + fuzzer.libraries.map { .product(name: $0, package: "SecureRoom") },
                 swiftSettings: swiftSettings)
         }
 )

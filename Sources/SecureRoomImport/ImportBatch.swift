@@ -4,9 +4,15 @@
 import SecureRoomVault
 
 /// What a source read for `import`: the secrets, and the entries it could not read.
-struct ImportBatch {
+public struct ImportBatch {
     /// The secrets, in the source's order.
-    var secrets: [VaultStore.NewSecret] = []
+    public var secrets: [VaultStore.NewSecret]
     /// Entries that could not be read: their name and why.
-    var unreadable: [(name: String, reason: String)] = []
+    public var unreadable: [(name: String, reason: String)]
+
+    /// A batch of `secrets` and `unreadable` entries.
+    public init(secrets: [VaultStore.NewSecret] = [], unreadable: [(name: String, reason: String)] = []) {
+        self.secrets = secrets
+        self.unreadable = unreadable
+    }
 }

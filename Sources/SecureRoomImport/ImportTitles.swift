@@ -5,11 +5,14 @@
 /// group with one title, two Secret Service items with one label): the name as it is,
 /// then "NAME (2)", "NAME (3)", … skipping any title already handed out, so that
 /// `X`, `X`, `X (2)` become `X`, `X (2)`, `X (2) (2)`, never one title twice.
-struct ImportTitles {
+public struct ImportTitles {
     private var taken = Set<String>()
 
+    /// No title handed out yet.
+    public init() {}
+
     /// A title for `name` that no earlier call returned.
-    mutating func unique(_ name: String) -> String {
+    public mutating func unique(_ name: String) -> String {
         var title = name
         var number = 1
         while taken.contains(title) {

@@ -2,12 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CSecureRoomSystem
-import SecureRoomCore
+import SecureRoomBase
 import SecureRoomVault
 
 /// One entry of a KeePassXC export, CSV (`KeePassXCExport`) or XML (`KeePassXCXML`), and
 /// how `import --from keepassxc` turns entries into secrets, the same for both.
-struct KeePassXCEntry {
+struct KeePassXCEntry: Equatable {
     /// The group path without the root group's name ("" for the root group itself).
     var group: String
     /// The entry's title.

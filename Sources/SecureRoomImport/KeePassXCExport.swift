@@ -10,7 +10,7 @@ import SecureRoomVault
 /// secrets; the group path without KeePassXC's "Root/"). Notes and TOTP seeds are not
 /// imported; entries without a password, or whose fields do not match the header, are
 /// counted as unreadable. `KeePassXCXML` reads the XML export.
-struct KeePassXCExport {
+public struct KeePassXCExport {
     /// The columns a file must have.
     static let requiredColumns = ["Group", "Title", "Username", "Password", "URL"]
 
@@ -18,9 +18,13 @@ struct KeePassXCExport {
     /// field count is not the header's.
     let rows: [[String: String]?]
 
-    /// Parses `bytes` (the file, UTF-8).
-    init(_ bytes: [UInt8]) throws {
-        var records = try Self.records(bytes)
+    /// Parses `bytes` (the file, UTF-8), refusing what exceeds `limits` (file size, rows,
+    /// columns, field and line length).
+    public init(_ bytes: [UInt8], limits: ImportLimits = .defaults) throws {
+        guard bytes.count <= limits.fileBytes else {
+            throw VaultError.invalid("the KeePassXC export is larger than \(limits.fileBytes) bytes")
+        }
+        var records = try Self.records(bytes, limits: limits)
         guard !records.isEmpty else { throw VaultError.invalid("the KeePassXC export is empty") }
         let header = records.removeFirst()
         let missing = Self.requiredColumns.filter { !header.contains($0) }
@@ -35,7 +39,7 @@ struct KeePassXCExport {
     }
 
     /// The rows as secrets, in order (`KeePassXCEntry.batch`).
-    func batch() -> ImportBatch {
+    public func batch() -> ImportBatch {
         KeePassXCEntry.batch(
             rows.map { row in
                 row.map {
@@ -53,51 +57,72 @@ struct KeePassXCExport {
         return String(group[group.index(after: slash)...])
     }
 
-    /// RFC 4180 records: fields split on commas and line ends outside quotes.
-    private static func records(_ bytes: [UInt8]) throws -> [[String]] {
+    /// RFC 4180 records: fields split on commas and line ends outside quotes. The header
+    /// counts as a row for `limits.entries`, plus one.
+    private static func records(_ bytes: [UInt8], limits: ImportLimits) throws -> [[String]] {
         var records: [[String]] = []
         var fields: [String] = []
         var field: [UInt8] = []
         defer { field.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) } }
         var quoted = false
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // a byte-order mark
-        func endField() {
+        var line = 1
+        var lineStart = index
+        func endField() throws {
+            guard fields.count < limits.columns else {
+                throw VaultError.invalid("the KeePassXC export, line \(line): more than \(limits.columns) columns")
+            }
             fields.append(String(decoding: field, as: UTF8.self))
             field.withUnsafeMutableBytes { sr_explicit_bzero($0.baseAddress, $0.count) }
             field.removeAll(keepingCapacity: true)
         }
+        func add(_ byte: UInt8) throws {
+            guard field.count < limits.fieldBytes else {
+                throw VaultError.invalid(
+                    "the KeePassXC export, line \(line): a field longer than \(limits.fieldBytes) bytes")
+            }
+            field.append(byte)
+        }
+        func endRecord() throws {
+            try endField()
+            guard records.count <= limits.entries else {
+                throw VaultError.invalid("the KeePassXC export has more than \(limits.entries) entries")
+            }
+            records.append(fields)
+            fields.removeAll()
+        }
         while index < bytes.count {
             let byte = bytes[index]
             index += 1
-            if quoted {
-                if byte == UInt8(ascii: "\"") {
-                    if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
-                        field.append(byte)
-                        index += 1
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    field.append(byte)
-                }
-                continue
+            if byte != UInt8(ascii: "\n") && index - lineStart > limits.lineBytes {
+                throw VaultError.invalid(
+                    "the KeePassXC export, line \(line): longer than \(limits.lineBytes) bytes")
             }
-            switch byte {
-            case UInt8(ascii: "\""): quoted = true
-            case UInt8(ascii: ","): endField()
-            case UInt8(ascii: "\r"): continue
-            case UInt8(ascii: "\n"):
-                endField()
-                records.append(fields)
-                fields.removeAll()
-            default: field.append(byte)
+            if quoted {
+                if byte != UInt8(ascii: "\"") {
+                    try add(byte)
+                } else if index < bytes.count && bytes[index] == UInt8(ascii: "\"") {
+                    try add(byte)
+                    index += 1
+                } else {
+                    quoted = false
+                }
+            } else {
+                switch byte {
+                case UInt8(ascii: "\""): quoted = true
+                case UInt8(ascii: ","): try endField()
+                case UInt8(ascii: "\r"): break
+                case UInt8(ascii: "\n"): try endRecord()
+                default: try add(byte)
+                }
+            }
+            if byte == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = index
             }
         }
         guard !quoted else { throw VaultError.invalid("the KeePassXC export ends inside a quoted field") }
-        if !field.isEmpty || !fields.isEmpty {
-            endField()
-            records.append(fields)
-        }
+        if !field.isEmpty || !fields.isEmpty { try endRecord() }
         return records
     }
 }

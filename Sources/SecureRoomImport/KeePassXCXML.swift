@@ -12,21 +12,22 @@ import SecureRoomVault
 /// it holds. KeePassXC writes a protected value (`ProtectInMemory="True"`) in clear in this
 /// export; a value marked `Protected="True"` is encrypted by a database's inner stream (the
 /// XML inside a .kdbx file, not an export), and such a file is refused.
-struct KeePassXCXML {
+public struct KeePassXCXML {
     /// The entries in document order, the recycle bin's left out.
     let entries: [KeePassXCEntry]
 
     /// Whether `bytes` are XML rather than CSV: after an optional byte-order mark and
     /// whitespace they start with "<?xml" or "<KeePassFile".
-    static func isXML(_ bytes: [UInt8]) -> Bool {
+    public static func isXML(_ bytes: [UInt8]) -> Bool {
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let rest = bytes[start...].drop { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
         return rest.starts(with: "<?xml".utf8) || rest.starts(with: "<KeePassFile".utf8)
     }
 
-    /// Parses `bytes` (the file, UTF-8).
-    init(_ bytes: [UInt8]) throws {
-        let document = try XMLReader.document(bytes)
+    /// Parses `bytes` (the file, UTF-8), refusing what exceeds `limits` (`XMLReader`'s,
+    /// and the number of entries).
+    public init(_ bytes: [UInt8], limits: ImportLimits = .defaults) throws {
+        let document = try XMLReader.document(bytes, limits: limits)
         guard document.name == "KeePassFile" else {
             throw VaultError.invalid("not a KeePassXC XML export: its root element is <\(document.name)>")
         }
@@ -38,28 +39,33 @@ struct KeePassXCXML {
             meta?.child("RecycleBinEnabled")?.text.lowercased() == "true" ? meta?.child("RecycleBinUUID")?.text : nil
         var entries: [KeePassXCEntry] = []
         if !Self.isRecycleBin(root, recycleBin) {
-            try Self.collect(root, path: "", recycleBin: recycleBin, into: &entries)
+            try Self.collect(root, path: "", recycleBin: recycleBin, limit: limits.entries, into: &entries)
         }
         self.entries = entries
     }
 
     /// The entries as secrets, in order.
-    func batch() -> ImportBatch {
+    public func batch() -> ImportBatch {
         KeePassXCEntry.batch(entries)
     }
 
     /// Appends the entries of `group` (whose path is `path`) and of its groups, but for
-    /// the group whose UUID is `recycleBin`, to `entries`.
+    /// the group whose UUID is `recycleBin`, to `entries`; more than `limit` are refused.
     private static func collect(
-        _ group: XMLElementNode, path: String, recycleBin: String?, into entries: inout [KeePassXCEntry]
+        _ group: XMLElementNode, path: String, recycleBin: String?, limit: Int, into entries: inout [KeePassXCEntry]
     ) throws {
         for child in group.children {
             switch child.name {
-            case "Entry": entries.append(try entry(child, group: path))
+            case "Entry":
+                guard entries.count < limit else {
+                    throw XMLReader.failure(line: child.line, "more than \(limit) entries")
+                }
+                entries.append(try entry(child, group: path))
             case "Group" where !isRecycleBin(child, recycleBin):
                 let name = child.child("Name")?.text ?? ""
                 try collect(
-                    child, path: path.isEmpty ? name : path + "/" + name, recycleBin: recycleBin, into: &entries)
+                    child, path: path.isEmpty ? name : path + "/" + name, recycleBin: recycleBin, limit: limit,
+                    into: &entries)
             default: continue
             }
         }

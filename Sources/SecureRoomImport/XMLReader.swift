@@ -14,32 +14,34 @@ import SecureRoomVault
 /// any other reference, a character reference to a character XML does not allow, an end
 /// tag that does not match, an element left open, a second root element, a declaration
 /// of another encoding than UTF-8, bytes that are not UTF-8 (or characters XML does not
-/// allow), elements nested deeper than `maximumDepth`, and more than `maximumElements`.
-/// Line ends become "\n". Text is gathered in byte buffers, wiped once they have become
-/// `String`s; the copies a buffer leaves when it grows, and those `String`s, are not.
+/// allow), and what exceeds `ImportLimits`: the file's size, elements nested deeper than
+/// `depth`, more than `elements`, more than `attributesPerElement` attributes on one
+/// element, a name longer than `nameBytes`, an attribute value longer than
+/// `attributeBytes`, an element's text longer than `textBytes`. Line ends become "\n".
+/// Text is gathered in byte buffers, wiped once they have become `String`s; the copies a
+/// buffer leaves when it grows, and those `String`s, are not.
 struct XMLReader {
-    /// How deeply elements may nest, the root element counting as 1.
-    static let maximumDepth = 256
-    /// How many elements a document may have (a KeePassXC export of 10,000 entries has
-    /// about 300,000): each becomes a node, and 256 MiB of "<a/>" would otherwise take
-    /// gigabytes.
-    static let maximumElements = 1 << 21
     /// The longest reference read, "&#x" and ";" included (leading zeros are allowed).
     private static let longestReference = 40
 
     private let bytes: [UInt8]
+    private let limits: ImportLimits
     private var index = 0
     private var line = 1
     private var lineCountedTo = 0
 
-    private init(bytes: [UInt8]) {
+    private init(bytes: [UInt8], limits: ImportLimits) {
         self.bytes = bytes
+        self.limits = limits
     }
 
     /// The root element of the document `bytes` (UTF-8, with or without a byte-order mark).
-    static func document(_ bytes: [UInt8]) throws -> XMLElementNode {
+    static func document(_ bytes: [UInt8], limits: ImportLimits = .defaults) throws -> XMLElementNode {
+        guard bytes.count <= limits.fileBytes else {
+            throw VaultError.invalid("the XML export is larger than \(limits.fileBytes) bytes")
+        }
         try validate(bytes)
-        var reader = XMLReader(bytes: bytes)
+        var reader = XMLReader(bytes: bytes, limits: limits)
         return try reader.document()
     }
 
@@ -141,18 +143,20 @@ struct XMLReader {
                 guard let parent = open.indices.last else { return node }
                 open[parent].children.append(node)
             case UInt8(ascii: "<") where starts("<!--"): try comment()
-            case UInt8(ascii: "<") where starts("<![CDATA["): try cdata(into: &texts[level])
+            case UInt8(ascii: "<") where starts("<![CDATA["):
+                try cdata(into: &texts[level])
+                try checkText(texts[level])
             case UInt8(ascii: "<") where starts("<!DOCTYPE"):
                 throw failure("a DOCTYPE is refused (no entity is declared or expanded here)")
             case UInt8(ascii: "<") where starts("<!"): throw failure("a declaration '<!' inside an element")
             case UInt8(ascii: "<") where starts("<?"): try instruction(atStart: false)
             case UInt8(ascii: "<"):
-                guard open.count < Self.maximumDepth else {
-                    throw failure("elements are nested more than \(Self.maximumDepth) deep")
+                guard open.count < limits.depth else {
+                    throw failure("elements are nested more than \(limits.depth) deep")
                 }
                 elements += 1
-                guard elements <= Self.maximumElements else {
-                    throw failure("more than \(Self.maximumElements) elements")
+                guard elements <= limits.elements else {
+                    throw failure("more than \(limits.elements) elements")
                 }
                 let (child, closed) = try startTag()
                 if closed {
@@ -161,9 +165,13 @@ struct XMLReader {
                     open.append(child)
                     texts.append([])
                 }
-            case UInt8(ascii: "&"): try reference(into: &texts[level])
+            case UInt8(ascii: "&"):
+                try reference(into: &texts[level])
+                try checkText(texts[level])
             case UInt8(ascii: "]") where starts("]]>"): throw failure("']]>' in text (write ]]&gt;)")
-            default: take(into: &texts[level])
+            default:
+                take(into: &texts[level])
+                try checkText(texts[level])
             }
         }
         throw failure("no root element")  // not reached: the loop returns the root when it closes
@@ -213,6 +221,9 @@ struct XMLReader {
             guard attributes.updateValue(value, forKey: name) == nil else {
                 throw failure("the attribute \(name) is given twice in \(tag)")
             }
+            guard attributes.count <= limits.attributesPerElement else {
+                throw failure("more than \(limits.attributesPerElement) attributes in \(tag)")
+            }
         }
     }
 
@@ -228,6 +239,9 @@ struct XMLReader {
         defer { Self.wipe(&value) }
         while true {
             guard index < bytes.count else { throw failure("the value of the attribute \(name) is not closed") }
+            guard value.count <= limits.attributeBytes else {
+                throw failure("the value of the attribute \(name) is longer than \(limits.attributeBytes) bytes")
+            }
             switch bytes[index] {
             case quote:
                 index += 1
@@ -246,7 +260,12 @@ struct XMLReader {
     /// character, not starting with a digit, '-' or '.'.
     private mutating func name() throws -> String {
         let start = index
-        while index < bytes.count, Self.isNameByte(bytes[index], first: index == start) { index += 1 }
+        while index < bytes.count, Self.isNameByte(bytes[index], first: index == start) {
+            index += 1
+            guard index - start <= limits.nameBytes else {
+                throw failure("a name longer than \(limits.nameBytes) bytes")
+            }
+        }
         guard index < bytes.count else { throw failure("the file ends inside a tag") }
         guard index > start else { throw failure("expected a name") }
         return String(decoding: bytes[start..<index], as: UTF8.self)
@@ -401,6 +420,13 @@ struct XMLReader {
             lineCountedTo += 1
         }
         return line
+    }
+
+    /// Refuses an element's text longer than `limits.textBytes`.
+    private mutating func checkText(_ text: [UInt8]) throws {
+        guard text.count <= limits.textBytes else {
+            throw failure("an element's text is longer than \(limits.textBytes) bytes")
+        }
     }
 
     /// The error for `problem` where `index` is.

@@ -7,6 +7,7 @@ import FoundationEssentials
 import Glibc
 import SecureRoomCommandLine
 import SecureRoomCore
+import SecureRoomImport
 import SecureRoomSecretService
 import SecureRoomVault
 
@@ -70,7 +71,7 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var vault: VaultOptions
 
     /// The largest input accepted.
-    static let inputLimit = 256 << 20
+    static let inputLimit = ImportLimits.defaults.fileBytes
 
     func validate() throws {
         switch from {

@@ -2,7 +2,8 @@
 # Tests/reliability/fuzz.sh [--long] — reliability item `fuzz`: libFuzzer (with
 # AddressSanitizer) over every parser of untrusted bytes in SecureRoom, one harness per
 # parser in Fuzz/ (see Fuzz/README.md): records, pepper, blocklist, config file and module
-# arguments, the helper's reply line and key words, wrapped vault keys and vault blobs.
+# arguments, the helper's reply line and key words, wrapped vault keys and vault blobs, and
+# the KeePassXC XML and CSV exports `secureroom-vault import` reads.
 # Each harness also checks a property (canonical round trip, documented ranges), so a
 # logic bug traps like a memory error. Measured per fuzzer: executions, seconds, coverage
 # (cov/ft from libFuzzer's final stats), corpus size, new units, crashes.
@@ -45,6 +46,8 @@ fuzzers=(
   "FuzzPINFormat|PINFormat.pin(from:), pin(fromCString:) (the PIN answer)"
   "FuzzVaultKey|VaultKey.unwrap, SealedKeys.open, RecoveryKey(typed:)"
   "FuzzVaultCipher|VaultCipher.open (blob and plaintext layout)"
+  "FuzzKeePassXCXML|KeePassXCXML over XMLReader (import --from keepassxc, XML), small ImportLimits"
+  "FuzzKeePassXCCSV|KeePassXCExport (import --from keepassxc, CSV), small ImportLimits"
 )
 
 # SwiftPM's `--sanitize fuzzer --sanitize address` alone instruments no Swift code for
