@@ -165,4 +165,53 @@ final class LocalOnlyTests: XCTestCase {
         }
         try sandbox.write(path, lines.joined(separator: "\n") + "\n", mode: 0o600)
     }
+
+    /// Only the services the project tests as local take a PIN by default
+    /// (`local_services=`): any other, such as a web console's `cockpit`, which includes
+    /// common-auth and sets no PAM_RHOST, gets PAM_IGNORE without a prompt, nothing
+    /// counted, and a log line naming the option. A list names the services; `*` takes
+    /// every service, as before the option.
+    func testOnlyTheServicesListedAsLocalTakeAPIN() throws {
+        // Sandbox.fastKDF as it stood before local_services=, so that the default applies.
+        let base = "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\nargon2_below_floor\ntpm = off\n"
+        let stage = try UnprivilegedStage(sandbox: try Sandbox.enrolled(user, pin: pin, configuration: base))
+        let sandbox = stage.sandbox
+        let services = ["cockpit", "login", "su", "sudo", "polkit-1", "gdm-password", "kde", "swaylock"]
+        for service in services {
+            try sandbox.service(
+                service,
+                [
+                    "auth [success=done ignore=ignore default=die] MODULE STATE nodelay",
+                    "auth requisite pam_debug.so auth=cred_expired",
+                ], module: stage.module)
+        }
+        func login(_ service: String, _ typed: String) throws -> (PAMTranscript, [String]) {
+            let before = stage.logLines().count
+            let process = try stage.run(
+                as: 0, stage.bin + "/secureroom-pam-driver",
+                sandbox.driverArguments(service, user: user, options: [], operations: ["auth"]),
+                input: Sandbox.lines([typed]), environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin"])
+            usleep(200_000)
+            return (PAMTranscript(process), Array(stage.logLines().dropFirst(before)))
+        }
+
+        let (ignored, log) = try login("cockpit", "1357")
+        XCTAssertEqual(ignored.code, PAMCode.credentialExpired, "PAM_IGNORE: \(ignored.process.output)")
+        XCTAssertEqual(ignored.prompts, [], "no prompt")
+        XCTAssertTrue(
+            log.contains { $0.contains("PIN not used for \"daemon\": service \"cockpit\" is not in local_services=") },
+            "\(log)"
+        )
+        XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0, "nothing counted")
+        for service in services.dropFirst() {
+            let (result, _) = try login(service, pin)
+            XCTAssertEqual(result.code, PAMCode.success, "\(service) is local by default: \(result.process.output)")
+        }
+
+        try sandbox.write(sandbox.config, base + "local_services = login, cockpit\n", mode: 0o600)
+        XCTAssertEqual(try login("cockpit", pin).0.code, PAMCode.success, "listed")
+        XCTAssertEqual(try login("sudo", pin).0.prompts, [], "not listed")
+        try sandbox.write(sandbox.config, base + "local_services = *\n", mode: 0o600)
+        XCTAssertEqual(try login("cockpit", pin).0.code, PAMCode.success, "every service")
+    }
 }
