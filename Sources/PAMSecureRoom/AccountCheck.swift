@@ -24,7 +24,7 @@ struct AccountCheck {
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
         if call.pam.hasFlag(.pinExpired) { return try replaceExpiredPIN() }
-        guard !call.configuration.onlyExpired, let store = call.store, !call.ignoresRemoteTransaction()
+        guard !call.configuration.onlyExpired, let store = call.store, !call.ignoresTransaction()
         else { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }

@@ -23,7 +23,7 @@ struct Authentication {
         }
         // What an earlier attempt on this handle left never outlives a new one.
         call.pam.drop(.pinAccepted)
-        if call.ignoresRemoteTransaction() { return PAM_IGNORE }
+        if call.ignoresTransaction() { return PAM_IGNORE }
         call.pam.dropVaultKey()
         call.pam.clearFlag(.pinExpired)
         let configuration = call.configuration

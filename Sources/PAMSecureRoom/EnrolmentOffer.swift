@@ -36,7 +36,7 @@ struct EnrolmentOffer {
         guard let store = call.store else {
             return call.debug("enrolment needs root (the state is root's); not offered")
         }
-        if call.ignoresRemoteTransaction() { return }
+        if call.ignoresTransaction() { return }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return }
         guard try store.credential(for: user) == nil else { return }

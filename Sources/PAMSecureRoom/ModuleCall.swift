@@ -114,15 +114,27 @@ struct ModuleCall {
         return nil
     }
 
-    /// With `remote=deny`, a transaction from the network is none of the module's
-    /// business: true (and a log line) if the caller should return PAM_IGNORE at once.
-    func ignoresRemoteTransaction() -> Bool {
-        guard configuration.remote == .deny, let origin = remoteOrigin else { return false }
-        pam.log(
-            LOG_INFO,
-            "PIN not used for \(currentUser.map(UserName.quoted) ?? "?"): \(origin) is remote "
-                + "(remote=deny)\(originFields)", event: .notUsed, user: currentUser)
-        return true
+    /// A transaction from the network with `remote=deny`, or a local one of a service not
+    /// in `local_services=`, is none of the module's business: true (and a log line) if the
+    /// caller should return PAM_IGNORE at once. (With `remote=allow`, `remote=` alone
+    /// decides for transactions from the network.)
+    func ignoresTransaction() -> Bool {
+        let user = currentUser.map(UserName.quoted) ?? "?"
+        if let origin = remoteOrigin {
+            guard configuration.remote == .deny else { return false }
+            pam.log(
+                LOG_INFO, "PIN not used for \(user): \(origin) is remote (remote=deny)\(originFields)", event: .notUsed,
+                user: currentUser)
+            return true
+        }
+        if let allowed = configuration.localServices, let service = pam.item(PAM_SERVICE), !allowed.contains(service) {
+            pam.log(
+                LOG_INFO,
+                "PIN not used for \(user): service \(UserName.quoted(service)) is not in "
+                    + "local_services=\(originFields)", event: .notUsed, user: currentUser)
+            return true
+        }
+        return false
     }
 
     /// Where this transaction comes from, for the end of every outcome's log line and for

@@ -12,7 +12,7 @@ struct PINChange {
 
     /// Runs pam_sm_chauthtok and returns its PAM code.
     func run() throws -> Int32 {
-        if call.ignoresRemoteTransaction() { return PAM_IGNORE }
+        if call.ignoresTransaction() { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
         if call.has(PAM_PRELIM_CHECK) {

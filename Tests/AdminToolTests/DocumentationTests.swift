@@ -23,6 +23,24 @@ final class DocumentationTests: XCTestCase {
         return String(rest[..<end])
     }
 
+    /// The default of `local_services=` is written once in code
+    /// (`Configuration.testedLocalServices`) and listed in secureroom.conf(5) and the
+    /// shipped pam/secureroom.conf: each lists exactly those services.
+    func testTheDocumentedLocalServicesAreTheDefault() throws {
+        func listed(_ text: String, after marker: String) throws -> Set<String> {
+            let start = try XCTUnwrap(text.range(of: marker), marker).upperBound
+            let line = text[start...].prefix { $0 != "\n" && $0 != "." }
+            return Set(line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
+        XCTAssertEqual(
+            try listed(try text("man/secureroom.conf.5.scd"), after: "the services SecureRoom is tested with: "),
+            Configuration.testedLocalServices)
+        XCTAssertEqual(
+            try listed(try text("pam/secureroom.conf"), after: "# local_services = "), Configuration.testedLocalServices
+        )
+        XCTAssertEqual(Configuration().localServices, Configuration.testedLocalServices)
+    }
+
     /// docs/DESIGN.md §2 names every target of Package.swift.
     func testTheComponentsSectionNamesEveryTarget() throws {
         let package = try text("Package.swift")

@@ -40,7 +40,7 @@ final class UserPINChangeTests: XCTestCase {
         try stage.sandbox.write(
             policy,
             "dir = \(stage.sandbox.state)\nhelper = \(stage.bin)/secureroom-helper\nargon2_memory = 19456\n"
-                + "argon2_time = 2\nargon2_lanes = 1\ntpm = off\n", mode: 0o644)
+                + "argon2_time = 2\nargon2_lanes = 1\ntpm = off\nlocal_services = *\n", mode: 0o644)
         XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.authInfoUnavailable)
         let result = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n\(newPIN)\n")
         XCTAssertEqual(result.status, 0, result.errorOutput)

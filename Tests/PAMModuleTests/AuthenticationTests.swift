@@ -111,7 +111,8 @@ final class AuthenticationTests: XCTestCase {
         let sandbox = try Sandbox.enrolled(user, pin: pin)
         // The floor: 19 MiB, 2 passes (KDFParameters.floor).
         try sandbox.write(
-            sandbox.config, "argon2_memory = 19456\nargon2_time = 2\nargon2_lanes = 1\ntpm = off\n", mode: 0o600)
+            sandbox.config, "argon2_memory = 19456\nargon2_time = 2\nargon2_lanes = 1\ntpm = off\nlocal_services = *\n",
+            mode: 0o600)
         XCTAssertEqual(try sandbox.status(user)["argon2_below_floor"] as? Bool, true)
         let refused = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(refused.code, PAMCode.authInfoUnavailable, "the stack goes on to the password")
@@ -321,7 +322,9 @@ final class AuthenticationTests: XCTestCase {
     func testConfigFileIsReadAndArgumentsWin() throws {
         let sandbox = try Sandbox()
         try sandbox.setPIN(user, pin: pin)
-        try sandbox.write(sandbox.root + "/module.conf", "deny = 2\nschedule =\nargon2_below_floor\n", mode: 0o644)
+        try sandbox.write(
+            sandbox.root + "/module.conf", "deny = 2\nschedule =\nargon2_below_floor\nlocal_services = *\n", mode: 0o644
+        )
         try sandbox.probeService(arguments: "conf=\(sandbox.root)/module.conf")
         _ = try sandbox.pam(user: user, responses: ["1111"])
         XCTAssertEqual(

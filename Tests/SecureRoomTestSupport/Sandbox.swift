@@ -45,7 +45,7 @@ public final class Sandbox {
     /// `tpm = off`: no test touches a real TPM (its dictionary-attack counter is the
     /// machine's); the TPM tests give their own software TPM.
     public static let fastKDF =
-        "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\nargon2_below_floor\ntpm = off\n"
+        "argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\nargon2_below_floor\ntpm = off\nlocal_services = *\n"
 
     /// Runs the admin tool against this sandbox (or the state directory `directory`,
     /// with this sandbox's config file).

@@ -11,7 +11,8 @@
 #   * remote_services= (empty) with a connection from a non-local address (198.51.100.7,
 #     an alias on the namespace's own loopback) is still refused: PAM_RHOST alone makes
 #     the transaction remote.
-#   * remote_services= (empty) with a connection from 127.0.0.1 or ::1 is local
+#   * remote_services= (empty) with a connection from 127.0.0.1 or ::1 is local (and sshd
+#     then needs local_services=sshd to take a PIN)
 #     (127.0.0.0/8 and ::1 count as the local host), so the module prompts "PIN:" there:
 #     the rule as documented, not an accident.
 #   * remote=allow restores the old behaviour: "PIN:" over keyboard-interactive and the
@@ -419,7 +420,7 @@ inner_main() {
     done_pane
 
     # --- 5. remote_services= (empty) from 127.0.0.1: local, so the module prompts --------
-    reset_pin; write_stack remote=deny remote_services=
+    reset_pin; write_stack remote=deny remote_services= local_services=sshd
     ssh_attempt c5 "$lo" keyboard-interactive "$PIN"
     check "remote=deny remote_services= from 127.0.0.1 (local PAM_RHOST): the prompt is PIN:" \
         all 'prompt_is 1 pin'
@@ -428,7 +429,7 @@ inner_main() {
     done_pane
 
     # --- 5b. the same from ::1 (PAM_RHOST "::1" is the local host too) -----------------
-    reset_pin; write_stack remote=deny remote_services=
+    reset_pin; write_stack remote=deny remote_services= local_services=sshd
     ssh_attempt c5b "$LOCAL_ADDR6" keyboard-interactive "$PIN"
     check "remote=deny remote_services= from ::1 (local PAM_RHOST): PIN: prompt, the PIN logs in" \
         all 'prompt_is 1 pin' 'typed 1' logged_in

@@ -45,7 +45,7 @@ STATE=$W/state
 FAST_KDF=("argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" "argon2_below_floor")
 configure() {
   rm -rf "$STATE"
-  printf '%s\n' "dir = $STATE" "tpm = off" "${FAST_KDF[@]}" "$@" > /etc/security/secureroom.conf
+  printf '%s\n' "dir = $STATE" "tpm = off" "local_services = *" "${FAST_KDF[@]}" "$@" > /etc/security/secureroom.conf
   "$BIN/secureroom" init >/dev/null
 }
 # add_user NAME UID: a local account in the namespace's /etc/passwd.

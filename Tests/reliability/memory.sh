@@ -82,7 +82,7 @@ make_state() {
   shift 3
   local dir=$work/$name
   mkdir -m 700 "$dir" "$dir/pam.d"
-  printf 'argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\nargon2_below_floor\ndigits = %s\ndeny = 100\nschedule =\n' \
+  printf 'argon2_memory = 256\nargon2_time = 1\nargon2_lanes = 1\nargon2_below_floor\nlocal_services = *\ndigits = %s\ndeny = 100\nschedule =\n' \
     "$digits" > "$dir/conf"
   chmod 600 "$dir/conf"
   "$work/secureroom" init --dir "$dir/state" --config "$dir/conf" >/dev/null

@@ -90,6 +90,17 @@ public struct Configuration: Sendable {
     public var remote = RemoteAction.deny
     /// Services whose transactions always count as remote (`remote_services=`, comma-separated).
     public var remoteServices: Set<String> = ["sshd"]
+    /// The services that may take a PIN (`local_services=`, comma-separated, or `*`: nil,
+    /// every service): any other is ignored before a prompt. By default those the project
+    /// tests as local (`testedLocalServices`).
+    public var localServices: Set<String>? = Configuration.testedLocalServices
+    /// The services the project's tests drive as local ones, `local_services=`'s default:
+    /// the console and terminal logins, privilege changes, polkit, the vault's own unlock,
+    /// and the lock screens and login screens tested (docs/DESIGN.md §7).
+    public static let testedLocalServices: Set<String> = [
+        "login", "su", "su-l", "sudo", "sudo-i", "polkit-1", "secureroom-vault", "i3lock", "xsecurelock",
+        "xscreensaver", "lightdm", "gdm-password", "kde", "swaylock",
+    ]
     /// This `auth` line runs after the primary (password) authentication succeeded: clear
     /// the user's PIN lockout (`authsucc`, pam_faillock's pattern); it always returns
     /// PAM_IGNORE, so it can never let anyone in.
@@ -265,6 +276,12 @@ public struct Configuration: Sendable {
                 ? .off
                 : word == "boot"
                     ? .boot : .within(seconds: try duration(1...365 * 86_400, "1s to 365d, or off or boot"))
+        case "local_services":
+            guard let value, !value.trimmingSpaces().isEmpty else {
+                throw SecureRoomError.invalidConfiguration("local_services needs a list of services, or *")
+            }
+            let names = Set(value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty })
+            localServices = names == ["*"] ? nil : names
         case "remote_services":
             guard let value else {
                 throw SecureRoomError.invalidConfiguration("remote_services needs a value (it may be empty)")

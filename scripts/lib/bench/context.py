@@ -55,7 +55,7 @@ class Bench:
                f"{TPM_USER}:x:4243:4243:SecureRoom bench, TPM:/nonexistent:/usr/sbin/nologin")
         append("/etc/group", f"{USER}:x:{USER_UID}:", f"{TPM_USER}:x:4243:")
         append("/etc/shadow", f"{USER}:{yescrypt(PIN)}:20000:0:99999:7:::")
-        Path(self.config).write_text(f"dir={self.state}\ntpm=off\n")
+        Path(self.config).write_text(f"dir={self.state}\ntpm=off\nlocal_services=*\n")
         run([str(self.cli), "init"])
         self.set_pin(USER, PIN)
 
