@@ -49,18 +49,9 @@ public struct PINAdministration {
             throw SecureRoomError.changedConcurrently(user: user.rawValue)
         }
         if mustChange { record.mustChange = now }
-        let chip = TPMChip(store.configuration)
-        let ledger = ChipLedger(store: store)
-        let replaced: (CredentialRecord?, ChipLedger.Claim?)
-        do {
-            replaced = try writeNewPIN(
-                record, for: user, expected: expected, ifNone: ifNone, recovery: recovery, charge: charge)
-        } catch {
-            if let claim { ledger.abandon(claim, on: chip) }  // never written: nobody names its index
-            throw error
-        }
-        if let claim { ledger.settle(claim) }
-        return afterReplacing(replaced, on: chip)
+        return try commit(claim) {
+            try writeNewPIN(record, for: user, expected: expected, ifNone: ifNone, recovery: recovery, charge: charge)
+        } ?? false
     }
 
     /// `setPIN`'s write, under the user's lock: the checks against what is there now, then
@@ -161,16 +152,30 @@ public struct PINAdministration {
         if case .pinIndex? = record.binding, !expected.isBoundToItsCounter {
             record.mustChange = record.mustChange ?? clock.now().wallSeconds
         }
-        let chip = TPMChip(store.configuration)
-        let ledger = ChipLedger(store: store)
-        let written: (CredentialRecord?, ChipLedger.Claim?)?
-        do {
-            written = try store.withExclusiveLock(for: user) { () -> (CredentialRecord?, ChipLedger.Claim?)? in
+        let written = try commit(claim) {
+            try store.withExclusiveLock(for: user) { () -> (CredentialRecord?, ChipLedger.Claim?)? in
                 guard try store.credential(for: user) == expected else { return nil }
                 let left = try willReplace(expected, charge: .user(user))
                 try store.write(record)
                 return (expected, left)
             }
+        }
+        return written == nil ? nil : record
+    }
+
+    /// Runs `write`, which writes the record naming `claim`'s index (under a lock) and
+    /// returns what it replaced with that one's ledger entry, or nil when it wrote nothing.
+    /// Then settles the claim, or abandons it when nothing was written (or `write` threw:
+    /// nobody names its index), and frees the replaced index (`afterReplacing`). Returns
+    /// whether the replaced index stayed on the chip; nil when nothing was written.
+    private func commit(
+        _ claim: ChipLedger.Claim?, _ write: () throws -> (CredentialRecord?, ChipLedger.Claim?)?
+    ) throws -> Bool? {
+        let chip = TPMChip(store.configuration)
+        let ledger = ChipLedger(store: store)
+        let written: (CredentialRecord?, ChipLedger.Claim?)?
+        do {
+            written = try write()
         } catch {
             if let claim { ledger.abandon(claim, on: chip) }
             throw error
@@ -180,8 +185,7 @@ public struct PINAdministration {
             return nil
         }
         if let claim { ledger.settle(claim) }
-        afterReplacing(written, on: chip)
-        return record
+        return afterReplacing(written, on: chip)
     }
 
     /// A credential for `pin` with a new salt and `parameters` (default: the configured
@@ -266,19 +270,13 @@ public struct PINAdministration {
         if case .pinIndex? = try store.tpmDecoy() { return }
         let (binding, _, claim) = try bindToChip(
             try SecretBytes.random(count: BoundKeys.materialLength), limit: TPMDecoy.limit, charge: .decoys, on: chip)
-        let ledger = ChipLedger(store: store)
-        let written: Bool
-        do {
-            written = try store.withExclusiveLock(on: .decoy(0)) { () -> Bool in
-                if case .pinIndex? = try store.tpmDecoy() { return false }
+        _ = try commit(claim) {
+            try store.withExclusiveLock(on: .decoy(0)) { () -> (CredentialRecord?, ChipLedger.Claim?)? in
+                if case .pinIndex? = try store.tpmDecoy() { return nil }
                 try store.write(TPMDecoy.pinIndex(binding))
-                return true
+                return (nil, nil)
             }
-        } catch {
-            ledger.abandon(claim, on: chip)
-            throw error
         }
-        if written { ledger.settle(claim) } else { ledger.abandon(claim, on: chip) }
     }
 
     /// Under the user's lock, before `current` is replaced or removed: the ledger's entry

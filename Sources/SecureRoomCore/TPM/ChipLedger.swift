@@ -83,17 +83,16 @@ struct ChipLedger {
         return try allocating { directory, entries, named in
             if case .user(let user) = charge {
                 var dead = 0
-                for (name, entry) in entries where entry?.user == user && entry?.charged == true {
-                    guard let handle = LedgerEntry.handle(ofFile: name), !named.contains(handle) else { continue }
-                    switch try directory.tryLock(name) {
+                for (handle, entry) in entries
+                where entry?.user == user && entry?.charged == true && !named.contains(handle) {
+                    switch try directory.tryLock(LedgerEntry.fileName(handle)) {
                     case .busy: throw BindingInFlight()
                     case .held, .missing: dead += 1
                     }
                 }
                 if dead >= Self.perUserLimit { throw SecureRoomError.tpm(.pruneNeeded) }
             }
-            return try write(
-                charge, avoiding: named.union(entries.keys.compactMap(LedgerEntry.handle(ofFile:))), directory)
+            return try write(charge, avoiding: named.union(entries.keys), directory)
         }
     }
 
@@ -101,10 +100,7 @@ struct ChipLedger {
     /// another free handle, the new entry written before the old one goes.
     func move(_ claim: Claim) throws {
         let moved = try allocating { directory, entries, named in
-            try write(
-                claim.charge,
-                avoiding: named.union(entries.keys.compactMap(LedgerEntry.handle(ofFile:))).union([claim.handle]),
-                directory)
+            try write(claim.charge, avoiding: named.union(entries.keys).union([claim.handle]), directory)
         }
         try store.users().remove(LedgerEntry.fileName(claim.handle))
         claim.handle = moved.handle
@@ -130,7 +126,7 @@ struct ChipLedger {
     /// unnamed; nil where an entry names it already.
     func willReplace(_ binding: PinIndexBinding, charge: Charge) throws -> Claim? {
         try allocating { directory, entries, _ in
-            guard entries[LedgerEntry.fileName(binding.index)] == nil else { return nil }
+            guard entries[binding.index] == nil else { return nil }
             return try write(charge, at: binding.index, directory)
         }
     }
@@ -143,20 +139,14 @@ struct ChipLedger {
     /// until `tpm prune`). Returns whether the index stayed on the chip.
     func replaced(_ claim: Claim, binding: PinIndexBinding, on chip: TPMChip) -> Bool {
         defer { claim.file = nil }
-        let sameChip = (try? chip.withConnection { try $0.storageKeyName() }) == binding.sealed.parentName
-        if let named = try? store.pinIndicesNamed(), named.contains(claim.handle) {
-            settle(claim)
-            return false
+        let namedAgain = (try? store.pinIndicesNamed())?.contains(claim.handle) == true
+        // A chip that answers with another storage key holds no index of this binding.
+        func otherChip() -> Bool {
+            (try? chip.withConnection { try $0.storageKeyName() }).map { $0 != binding.sealed.parentName } ?? false
         }
-        if !sameChip && chip.answers() {
-            settle(claim)
-            return false
-        }
-        if free(claim.handle, on: chip) {
-            settle(claim)
-            return false
-        }
-        return true
+        guard namedAgain || otherChip() || free(claim.handle, on: chip) else { return true }
+        settle(claim)
+        return false
     }
 
     /// Entries whose index nobody is defining now (no live process holds them) and no
@@ -166,10 +156,8 @@ struct ChipLedger {
         let directory = try store.users()
         let named = try store.pinIndicesNamed()
         var idle: [(handle: UInt32, entry: LedgerEntry?, hold: FileDescriptor)] = []
-        for (name, entry) in try entries(directory) {
-            guard let handle = LedgerEntry.handle(ofFile: name), !named.contains(handle),
-                case .held(let hold) = try directory.tryLock(name)
-            else { continue }
+        for (handle, entry) in try entries(directory) where !named.contains(handle) {
+            guard case .held(let hold) = try directory.tryLock(LedgerEntry.fileName(handle)) else { continue }
             idle.append((handle, entry, hold))
         }
         return idle
@@ -177,7 +165,7 @@ struct ChipLedger {
 
     /// Handles that an entry names, held by a live process or not.
     func entryHandles() throws -> Set<UInt32> {
-        Set(try entries(store.users()).keys.compactMap(LedgerEntry.handle(ofFile:)))
+        Set(try entries(store.users()).keys)
     }
 
     /// Removes the entry for `handle` (its index was undefined by `tpm prune`).
@@ -190,8 +178,8 @@ struct ChipLedger {
     private func reap(_ user: UserName?, on chip: TPMChip) throws {
         let held: [(UInt32, FileDescriptor)] = try allocating { directory, entries, named in
             var held: [(UInt32, FileDescriptor)] = []
-            for (name, entry) in entries where entry != nil && entry?.user == user {
-                guard let handle = LedgerEntry.handle(ofFile: name) else { continue }
+            for (handle, entry) in entries where entry != nil && entry?.user == user {
+                let name = LedgerEntry.fileName(handle)
                 if named.contains(handle) {
                     // A record names it: written after the entry, by a process that died
                     // before removing it. Only its file is left.
@@ -223,7 +211,7 @@ struct ChipLedger {
     /// for instance torn by a crash while it was written; it names its handle all the
     /// same) and the handles records name.
     private func allocating<T>(
-        _ body: (ProtectedDirectory, [String: LedgerEntry?], Set<UInt32>) throws -> T
+        _ body: (ProtectedDirectory, [UInt32: LedgerEntry?], Set<UInt32>) throws -> T
     ) throws -> T {
         let directory = try store.users()
         let lock = try directory.lock(Self.lockName, patience: Self.allocationPatience)
@@ -231,13 +219,13 @@ struct ChipLedger {
         return try body(directory, try entries(directory), try store.pinIndicesNamed())
     }
 
-    /// The ledger's entries by file name.
-    private func entries(_ directory: ProtectedDirectory) throws -> [String: LedgerEntry?] {
-        var found: [String: LedgerEntry?] = [:]
-        for name in try directory.hiddenEntries(prefix: LedgerEntry.prefix)
-        where LedgerEntry.handle(ofFile: name) != nil {
+    /// The ledger's entries by the handle they name.
+    private func entries(_ directory: ProtectedDirectory) throws -> [UInt32: LedgerEntry?] {
+        var found: [UInt32: LedgerEntry?] = [:]
+        for name in try directory.hiddenEntries(prefix: LedgerEntry.prefix) {
+            guard let handle = LedgerEntry.handle(ofFile: name) else { continue }
             let bytes = try? directory.read(name, limit: LedgerEntry.maximumSize)
-            found[name] = bytes.flatMap { $0 }.flatMap {
+            found[handle] = bytes.flatMap { $0 }.flatMap {
                 try? LedgerEntry(parsing: $0, path: directory.path + "/" + name)
             }
         }
