@@ -20,6 +20,12 @@
 #   * a core (pam_secureroom_core.so) that is missing, in a directory others may write or
 #     cut short locks nobody out: with the pam-auth-update profile's lines a password
 #     login and root's su succeed, the PIN-only stack refuses, and su survives;
+#   * a caller (srnopin) who stalls their own su while it holds srtest's lock (SIGSTOP,
+#     a cgroup freezer they own; Ctrl-Z on the terminal through srtest's own sudo, as su
+#     blocks SIGTSTP: Tests/e2e/stall-holder.py) delays
+#     srtest's PIN check by at most 5 s, after which it goes on to the password with a
+#     message and counts nothing; when the stalled command wakes, it counts its own
+#     attempt once; root's `secureroom reset` completes while the stall lasts, ending it;
 #   * nothing outside the test changed (checksums of the system files, no test users).
 #
 # How
@@ -66,7 +72,7 @@ TEST_UID=4242      # srtest
 NOPIN_UID=4243     # srnopin
 
 E2E_PREFIX=sr-e2e
-E2E_TOOLS+=(su sudo visudo)
+E2E_TOOLS+=(su sudo visudo python3)
 E2E_USERS=(srtest srnopin)
 E2E_UIDS=("$TEST_UID" "$NOPIN_UID")
 # Files the inner run shadows with bind mounts; the outer run checks they are unchanged.
@@ -234,6 +240,59 @@ saw_pin()      { [ "$SAW_PIN" = 1 ]; }
 no_pin_prompt() { [ "$SAW_PIN" = 0 ]; }
 saw_password() { [ "$SAW_PASSWORD" = 1 ]; }
 no_password_prompt() { [ "$SAW_PASSWORD" = 0 ]; }
+
+# stall_cgroup: a cgroup v2 directory the caller (srnopin) owns, as systemd delegates one
+# to a user's manager; its path in CGROUP. The caller's stall-holder.py runs in it and
+# puts su in a child it creates.
+stall_cgroup() {
+    local mount
+    mount=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+    [ -n "$mount" ] || die "no cgroup v2 hierarchy is mounted (case i needs its freezer)"
+    CGROUP=$mount/sr-e2e-stall-$$
+    mkdir "$CGROUP" || die "cannot create $CGROUP"
+    chown "$NOPIN_UID:$NOPIN_UID" "$CGROUP" "$CGROUP/cgroup.procs" "$CGROUP/cgroup.threads" \
+        "$CGROUP/cgroup.subtree_control"
+}
+
+inner_stop() {
+    if [ -n "${CGROUP:-}" ] && [ -d "$CGROUP" ]; then
+        [ -d "$CGROUP/holder" ] && echo 0 > "$CGROUP/holder/cgroup.freeze" 2>/dev/null
+        pkill -KILL -u "$NOPIN_UID" 2>/dev/null || true
+        sleep 0.5
+        rmdir "$CGROUP/holder" "$CGROUP" 2>/dev/null || true
+    fi
+}
+
+# start_stall KIND: stall-holder.py, in the caller's cgroup, stalls a command that checks
+# srtest's PIN (a wrong one) while it holds srtest's lock: srnopin's `su srtest`, except
+# for Ctrl-Z, which util-linux su blocks while it authenticates: srtest's own `sudo true`.
+# STALLED is its "stalled PID" line (empty: it failed, see $T/log/stall-KIND.err).
+start_stall() {
+    local kind=$1 uid=$NOPIN_UID command=(su srtest -c true)
+    [ "$kind" = tstp ] && uid=$TEST_UID command=(sudo true)
+    coproc STALL {
+        sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" \
+            setpriv --reuid="$uid" --regid="$uid" --init-groups --reset-env \
+            python3 "$REPO/Tests/e2e/stall-holder.py" "$kind" "$WRONG_PIN" "$CGROUP" "${command[@]}" \
+            2>>"$T/log/stall-$kind.err"
+    }
+    STALLED=
+    [ -n "${STALL[0]:-}" ] && { read -r -t 120 -u "${STALL[0]}" STALLED || STALLED=; }
+}
+
+# wake_stall: undoes the stall; ENDED is su's exit status as its shell saw it (137: killed).
+wake_stall() {
+    ENDED=
+    [ -n "${STALL[1]:-}" ] && echo wake >&"${STALL[1]}"
+    [ -n "${STALL[0]:-}" ] && { read -r -t 60 -u "${STALL[0]}" _ ENDED || ENDED=; }
+    [ -n "${STALL_PID:-}" ] && { wait "$STALL_PID" 2>/dev/null || true; }
+}
+
+stalled() { [[ "$STALLED" == stalled* ]]; }
+ended_with() { [ "$ENDED" = "$1" ]; }
+# took_at_most SECONDS: the last timed step ($ELAPSED_MS) took at most SECONDS.
+took_at_most() { [ "$ELAPSED_MS" -le $(( $1 * 1000 )) ]; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 inner_main() {
     setup_namespace
@@ -427,6 +486,42 @@ inner_main() {
         done_pane
     done
     shadow_set srnopin 2 '!'
+
+    # --- i. a caller stalls su while it holds srtest's lock ------------------------------
+    # srnopin runs `su srtest` with a wrong PIN and stalls it the moment it holds srtest's
+    # lock. srtest's own check through su must give up within 5 s and go on to the password
+    # (a message, nothing counted); when the stalled su wakes it counts its attempt once;
+    # root's reset must complete while the stall lasts.
+    stall_cgroup
+    local kind start
+    write_stack su fallthrough "schedule="
+    write_stack sudo fallthrough "schedule="
+    for kind in stop tstp freeze; do
+        reset_pin
+        start_stall "$kind"
+        check "$kind: a su or sudo checking srtest's PIN is stalled holding srtest's lock ($STALLED)" all stalled
+        stalled || sed 's/^/#   stall-holder: /' "$T/log/stall-$kind.err"
+        OUT=$T/io/i1-$kind.out
+        start=$(now_ms)
+        attempt "i1-$kind" "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
+        ELAPSED_MS=$(( $(now_ms) - start ))
+        check "$kind: srtest's right PIN meanwhile: told the PIN cannot be checked now, on to Password: (${ELAPSED_MS} ms)" \
+            all saw_pin "shows 'cannot be checked now'" saw_password out_empty 'took_at_most 9'
+        done_pane
+        wake_stall
+        check "$kind: the stalled command, woken, fails by itself (rc $ENDED); its wrong PIN counted once, srtest's nothing" \
+            all 'ended_with 1' 'failures_are 1'
+        reset_pin
+        start_stall "$kind"
+        start=$(now_ms)
+        RC=0
+        "$CLI" reset srtest --dir "$STATE" --config "$CLI_CONF" > "$T/log/i2-$kind.out" 2>&1 || RC=$?
+        ELAPSED_MS=$(( $(now_ms) - start ))
+        wake_stall
+        check "$kind: root's secureroom reset completes during the stall (${ELAPSED_MS} ms), ending it (rc $ENDED)" \
+            all stalled 'rc_is 0' 'took_at_most 12' 'ended_with 137' 'failures_are 0'
+        [ "$RC" = 0 ] || sed 's/^/#   reset: /' "$T/log/i2-$kind.out"
+    done
     COMPLETE=1
 }
 
