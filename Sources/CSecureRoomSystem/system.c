@@ -11,9 +11,11 @@
 #include <libintl.h>
 #include <locale.h>
 #include <poll.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <termios.h>
@@ -111,6 +113,16 @@ int sr_tty_raw(int fd, void *saved, size_t saved_size)
     t.c_cc[VMIN] = 1;
     t.c_cc[VTIME] = 0;
     return tcsetattr(fd, TCSAFLUSH, &t);
+}
+
+int sr_pidfd_open(pid_t pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+int sr_pidfd_send_signal(int pidfd, int signal) { return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, NULL, 0); }
+
+int sr_sched_ordinary(pid_t pid)
+{
+    struct sched_param priority = { .sched_priority = 0 };
+    return sched_setscheduler(pid, SCHED_OTHER, &priority);
 }
 
 int sr_renameat_noreplace(int directory, const char *from, const char *to) { return renameat2(directory, from, directory, to, RENAME_NOREPLACE); }

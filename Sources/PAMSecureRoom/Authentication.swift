@@ -73,6 +73,9 @@ struct Authentication {
         } catch SecureRoomError.pinLengthChanged(let name, let digits, let configured) {
             call.tell(Messages.pinLengthChanged(digits: digits, configured: configured))
             throw SecureRoomError.pinLengthChanged(user: name, digits: digits, configured: configured)
+        } catch SecureRoomError.busy(let path, let seconds, let holder) {
+            call.tell(Messages.recordsBusy)
+            throw SecureRoomError.busy(path: path, seconds: seconds, holder: holder)
         } catch SecureRoomError.helperRefused(let reason) {
             let told = Localized.lookUp(reason)
             call.tell(

@@ -33,10 +33,12 @@ struct StateOptions: ParsableArguments {
     }
 
     /// The state store for the configuration in effect; a wait for a user's lock is told
-    /// on standard error after a second, with the holder.
+    /// on standard error after a second, with the holder. Run by root, a command ends a
+    /// holder that keeps the lock past the patience (a user's stopped su, say).
     func store() throws -> StateStore {
         let store = StateStore(configuration: try load())
         store.lockWaitNotice = { printError($0) }
+        store.endsStalledLockHolders = getuid() == 0
         return store
     }
 }

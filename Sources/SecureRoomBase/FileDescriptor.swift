@@ -91,51 +91,54 @@ public final class FileDescriptor {
     }
 
     /// `flock(2)` with LOCK_EX, waiting at most `seconds`: a holder that never lets go (a
-    /// process stopped with SIGSTOP) must not hang logins and administrators forever.
-    /// `notice`, if given, is told once, after a second, who holds the lock.
-    public func lockExclusively(waitingAtMost seconds: Int, notice: ((String) -> Void)? = nil) throws {
+    /// process stopped, frozen or starved by the user who started it) must not hang logins
+    /// and administrators. Then, with `endingStalledHolders` (an administrator's command),
+    /// the holders are ended (`LockHolder.end`) and the lock waited for `seconds` more;
+    /// otherwise, and if it is still held then, `busy`. `notice`, if given, is told once,
+    /// after a second, who holds the lock, and which holders were ended.
+    public func lockExclusively(
+        waitingAtMost seconds: Int, endingStalledHolders: Bool = false, notice: ((String) -> Void)? = nil
+    ) throws {
+        let plan = endingStalledHolders ? "ending it after" : "giving up after"
+        if try waitForLock(seconds: seconds, plan: plan, notice: notice) { return }
+        if endingStalledHolders {
+            let info = try status()
+            let ended = LockHolder.holders(of: info).filter { $0.pid != getpid() && $0.end(holding: info) }
+            if !ended.isEmpty {
+                notice?(
+                    "ended \(ended.map(\.description).joined(separator: ", ")), which held \(path) for \(seconds) s")
+                if try waitForLock(seconds: seconds, plan: "", notice: nil) { return }
+            }
+        }
+        throw SecureRoomError.busy(path: path, seconds: seconds, holder: lockHolder() ?? "an unknown process")
+    }
+
+    /// Tries `flock(LOCK_EX | LOCK_NB)` until it succeeds (true) or `seconds` pass (false);
+    /// `notice` is told after a second who holds it, and `plan` ("giving up after").
+    private func waitForLock(seconds: Int, plan: String, notice: ((String) -> Void)?) throws -> Bool {
         let deadline = Deadline(millisecondsFromNow: Int64(seconds) * 1000)
         var noticeAt: Deadline? = notice == nil ? nil : Deadline(millisecondsFromNow: 1000)
         var pause: UInt32 = 1_000
         while flock(rawValue, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else { throw failure("flock") }
-            guard !deadline.hasPassed else {
-                throw SecureRoomError.busy(path: path, seconds: seconds, holder: lockHolder() ?? "an unknown process")
-            }
+            guard !deadline.hasPassed else { return false }
             if let due = noticeAt, due.hasPassed, let notice {
                 notice(
-                    "waiting for \(path), locked by \(lockHolder() ?? "an unknown process") (giving up after "
-                        + "\(seconds) s)"
+                    "waiting for \(path), locked by \(lockHolder() ?? "an unknown process") (\(plan) \(seconds) s)"
                 )
                 noticeAt = nil
             }
             usleep(pause)
             pause = min(pause * 2, 50_000)
         }
+        return true
     }
 
-    /// Who holds a `flock` on this file, from /proc/locks: "pid 1234 (su)"; nil if that
-    /// cannot be told (no /proc, the holder just let go).
+    /// Who holds a `flock` on this file: "pid 1234 (su)"; nil if that cannot be told (no
+    /// /proc, the holder just let go).
     func lockHolder() -> String? {
-        guard let info = try? status(),
-            let locks = try? Self.open("/proc/locks", in: nil, flags: O_RDONLY, displayPath: "/proc/locks").readAll(
-                limit: 1 << 20)
-        else { return nil }
-        let device = String(sr_dev_major(info.st_dev), radix: 16) + ":" + String(sr_dev_minor(info.st_dev), radix: 16)
-        // "1: FLOCK  ADVISORY  WRITE 1234 08:01:123456 0 EOF"; the device is %02x:%02x.
-        for line in String(decoding: locks, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 6, fields[1] == "FLOCK", let pid = Int32(fields[4]) else { continue }
-            let parts = fields[5].split(separator: ":")
-            guard parts.count == 3, UInt64(parts[2]) == UInt64(info.st_ino),
-                parts[0...1].map({ String(Int($0, radix: 16) ?? -1, radix: 16) }).joined(separator: ":") == device
-            else { continue }
-            let comm =
-                (try? Self.open("/proc/\(pid)/comm", in: nil, flags: O_RDONLY, displayPath: "comm").readAll(limit: 64))
-                .map { String(decoding: $0.filter { $0 != 0x0a }, as: UTF8.self) }
-            return "pid \(pid)" + (comm.map { " (\($0))" } ?? "")
-        }
-        return nil
+        guard let info = try? status() else { return nil }
+        return LockHolder.holders(of: info).first?.description
     }
 
     private func failure(_ operation: String) -> SecureRoomError {

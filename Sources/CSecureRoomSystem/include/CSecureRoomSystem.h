@@ -78,6 +78,15 @@ int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved);
 unsigned int sr_dev_major(dev_t device);
 unsigned int sr_dev_minor(dev_t device);
 
+/* pidfd_open(2) and pidfd_send_signal(2): a process held by a descriptor, so that a pid
+ * reused meanwhile is never signalled. */
+int sr_pidfd_open(pid_t pid);
+int sr_pidfd_send_signal(int pidfd, int signal);
+
+/* sched_setscheduler(pid, SCHED_OTHER, priority 0): a process held back under SCHED_IDLE
+ * gets an ordinary share of the CPU again. */
+int sr_sched_ordinary(pid_t pid);
+
 /* renameat2(DIR, FROM, DIR, TO, RENAME_NOREPLACE): never replaces TO. */
 int sr_renameat_noreplace(int directory, const char *from, const char *to);
 

@@ -170,6 +170,42 @@ public final class ProtectedDirectory {
         try descriptor.synchronize()
     }
 
+    /// Creates `name`, 0600, with `contents` unless it exists (then nil), durably, and
+    /// returns it open under an exclusive `flock` taken before the name appeared, so that no
+    /// other process ever finds it unlocked. It is written under a name of this process's
+    /// own, renamed without replacing (renameat2 RENAME_NOREPLACE), and the directory
+    /// fsynced: two processes racing for one name need no lock, one of them gets nil.
+    public func createLocked(_ name: String, contents: [UInt8]) throws -> FileDescriptor? {
+        let temporary = ".\(name).\(getpid()).tmp"
+        if unlinkat(descriptor.rawValue, temporary, 0) != 0 && errno != ENOENT {
+            throw SecureRoomError.system(operation: "unlink", path: path + "/" + temporary, errno: errno)
+        }
+        let file = try FileDescriptor.open(
+            temporary, in: descriptor, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600,
+            displayPath: path + "/" + name)
+        do {
+            try Self.claimGroup(of: file, owner: owner)
+            try file.writeAll(contents)
+            try file.synchronize()
+            guard flock(file.rawValue, LOCK_EX | LOCK_NB) == 0 else {
+                throw SecureRoomError.system(operation: "flock", path: file.path, errno: errno)
+            }
+            known.forget(name)
+            guard sr_renameat_noreplace(descriptor.rawValue, temporary, name) == 0 else {
+                guard errno == EEXIST else {
+                    throw SecureRoomError.system(operation: "rename", path: path + "/" + name, errno: errno)
+                }
+                unlinkat(descriptor.rawValue, temporary, 0)
+                return nil
+            }
+        } catch {
+            unlinkat(descriptor.rawValue, temporary, 0)
+            throw error
+        }
+        try descriptor.synchronize()
+        return file
+    }
+
     /// Renames `name` to `newName` in this directory (refusing to replace an existing
     /// `newName`), then fsyncs the directory. False if `name` does not exist.
     public func rename(_ name: String, to newName: String) throws -> Bool {
@@ -192,17 +228,20 @@ public final class ProtectedDirectory {
         try descriptor.synchronize()
     }
 
-    /// How long `lock` waits for another holder, in seconds. A check holds the lock for a
-    /// few file writes, never across argon2 (docs/FORMAT.md §4); 30 s covers a thousand
-    /// queued checks on a slow disk.
-    public static let lockPatience = 30
+    /// How long `lock` waits for another holder, in seconds (docs/DESIGN.md §4, "A stalled
+    /// holder"). A check holds a lock for a few file writes, never across argon2 or the
+    /// TPM; a holder past this is stalled (stopped, frozen or starved by the user who
+    /// started it), and a check then goes on without the PIN.
+    public static let lockPatience = 5
 
     /// Takes an exclusive `flock` on the lock file `name` (created 0600 if missing) and
     /// returns the open descriptor; the lock lasts until it is released or the process dies,
     /// so a killed process never leaves a stale lock behind. Gives up (`busy`) after
-    /// `patience` seconds (default `lockPatience`); `notice` hears who holds it after a second of waiting.
+    /// `lockPatience` seconds, or, with `endingStalledHolders` (root's commands), ends the
+    /// holders then (`FileDescriptor.lockExclusively`); `notice` hears who holds it after a
+    /// second of waiting.
     public func lock(
-        _ name: String, patience: Int = lockPatience, notice: ((String) -> Void)? = nil
+        _ name: String, endingStalledHolders: Bool = false, notice: ((String) -> Void)? = nil
     ) throws -> FileDescriptor {
         let file = try FileDescriptor.open(
             name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,
@@ -212,7 +251,8 @@ public final class ProtectedDirectory {
             throw SecureRoomError.insecure(path: file.path, reason: "lock file is not a private regular file")
         }
         if info.st_gid != 0 { try Self.claimGroup(of: file, owner: owner) }
-        try file.lockExclusively(waitingAtMost: patience, notice: notice)
+        try file.lockExclusively(
+            waitingAtMost: Self.lockPatience, endingStalledHolders: endingStalledHolders, notice: notice)
         return file
     }
 

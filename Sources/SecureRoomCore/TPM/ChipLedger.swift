@@ -12,13 +12,13 @@ import SecureRoomBase
 /// an entry that says whose the index is, and the indices a user's own PINs leave behind
 /// count against that user alone (`perUserLimit`).
 ///
-/// Entries are created under the chip-wide allocation lock (`users/.tpm.lock`), which is
-/// held for a directory read and one durable write, never across a TPM command, and waited
-/// for at most `allocationPatience` seconds. The process that defines an index holds its
-/// entry's `flock` until the record naming it is written (`Claim`): an entry nobody holds
-/// belongs to a dead process or to a replaced record, and the next binding for the same
-/// user (or the decoys) frees it where the owner's authorization is a factory chip's
-/// empty one.
+/// No lock is shared between users: an entry is created without replacing
+/// (`ProtectedDirectory.createLocked`), so two processes racing for a handle get one each,
+/// and a user's count and new entry are taken under that user's own lock. The process
+/// that defines an index holds its entry's `flock`, taken before the entry appears, until
+/// the record naming it is written (`Claim`): an entry nobody holds belongs to a dead
+/// process or to a replaced record, and the next binding for the same user (or the decoys)
+/// frees it where the owner's authorization is a factory chip's empty one.
 struct ChipLedger {
     /// The state whose `users/` holds the ledger.
     let store: StateStore
@@ -27,10 +27,6 @@ struct ChipLedger {
     /// change, enrolment or re-derivation is refused (`TPMProblem.pruneNeeded`): an
     /// administrator's `secureroom tpm prune` frees them.
     static let perUserLimit = 8
-    /// The allocation lock's file.
-    static let lockName = ".tpm.lock"
-    /// How long a binding waits for the allocation lock, in seconds.
-    static let allocationPatience = 5
 
     /// Whom a new index is for, and whose limit it counts against.
     enum Charge: Equatable {
@@ -75,33 +71,32 @@ struct ChipLedger {
     struct BindingInFlight: Error {}
 
     /// Before an index is defined for `charge`: frees what the user's dead entries can free
-    /// (`reap`), then, under the allocation lock, refuses a user at their limit
-    /// (`pruneNeeded`) or with another binding in flight (`BindingInFlight`), and writes
-    /// and holds an entry at a handle nothing names.
+    /// (`reap`), then, for a user's own binding and under that user's lock, refuses a user
+    /// at their limit (`pruneNeeded`) or with another binding in flight (`BindingInFlight`);
+    /// writes and holds an entry at a handle nothing names.
     func claim(for charge: Charge, on chip: TPMChip) throws -> Claim {
         try reap(charge.entry.user, on: chip)
-        return try allocating { directory, entries, named in
-            if case .user(let user) = charge {
-                var dead = 0
-                for (handle, entry) in entries
-                where entry?.user == user && entry?.charged == true && !named.contains(handle) {
-                    switch try directory.tryLock(LedgerEntry.fileName(handle)) {
-                    case .busy: throw BindingInFlight()
-                    case .held, .missing: dead += 1
-                    }
+        guard case .user(let user) = charge else { return try write(charge, avoiding: []) }
+        return try store.withExclusiveLock(for: user) {
+            let directory = try store.users()
+            let (entries, named) = try snapshot(directory)
+            var dead = 0
+            for (handle, entry) in entries
+            where entry?.user == user && entry?.charged == true && !named.contains(handle) {
+                switch try directory.tryLock(LedgerEntry.fileName(handle)) {
+                case .busy: throw BindingInFlight()
+                case .held, .missing: dead += 1
                 }
-                if dead >= Self.perUserLimit { throw SecureRoomError.tpm(.pruneNeeded) }
             }
-            return try write(charge, avoiding: named.union(entries.keys), directory)
+            if dead >= Self.perUserLimit { throw SecureRoomError.tpm(.pruneNeeded) }
+            return try write(charge, avoiding: [])
         }
     }
 
     /// After NV_DefineSpace found `claim`'s handle taken (by anyone): moves the claim to
     /// another free handle, the new entry written before the old one goes.
     func move(_ claim: Claim) throws {
-        let moved = try allocating { directory, entries, named in
-            try write(claim.charge, avoiding: named.union(entries.keys).union([claim.handle]), directory)
-        }
+        let moved = try write(claim.charge, avoiding: [claim.handle])
         try store.users().remove(LedgerEntry.fileName(claim.handle))
         claim.handle = moved.handle
         claim.file = moved.file
@@ -125,10 +120,7 @@ struct ChipLedger {
     /// user's lock; no TPM command runs here): an entry for its index, so that it is never
     /// unnamed; nil where an entry names it already.
     func willReplace(_ binding: PinIndexBinding, charge: Charge) throws -> Claim? {
-        try allocating { directory, entries, _ in
-            guard entries[binding.index] == nil else { return nil }
-            return try write(charge, at: binding.index, directory)
-        }
+        try write(charge, at: binding.index, store.users())
     }
 
     /// After the record naming `binding` (whose entry `claim` is) was replaced or removed:
@@ -176,22 +168,22 @@ struct ChipLedger {
     /// undefined with the empty owner authorization. An entry is held while its index is
     /// undefined, so no other process can take its handle meanwhile.
     private func reap(_ user: UserName?, on chip: TPMChip) throws {
-        let held: [(UInt32, FileDescriptor)] = try allocating { directory, entries, named in
-            var held: [(UInt32, FileDescriptor)] = []
-            for (handle, entry) in entries where entry != nil && entry?.user == user {
-                let name = LedgerEntry.fileName(handle)
-                if named.contains(handle) {
-                    // A record names it: written after the entry, by a process that died
-                    // before removing it. Only its file is left.
-                    if case .held = try directory.tryLock(name) { try directory.remove(name) }
-                    continue
-                }
-                if case .held(let file) = try directory.tryLock(name) { held.append((handle, file)) }
+        let directory = try store.users()
+        let (entries, named) = try snapshot(directory)
+        var held: [(UInt32, FileDescriptor)] = []
+        for (handle, entry) in entries where entry != nil && entry?.user == user {
+            let name = LedgerEntry.fileName(handle)
+            guard case .held(let file) = try directory.tryLock(name) else { continue }
+            if named.contains(handle) {
+                // A record names it: written after the entry, by a process that died
+                // before removing it. Only its file is left.
+                try directory.remove(name)
+                continue
             }
-            return held
+            held.append((handle, file))
         }
         for (handle, file) in held where free(handle, on: chip) {
-            try store.users().remove(LedgerEntry.fileName(handle))
+            try directory.remove(LedgerEntry.fileName(handle))
             withExtendedLifetime(file) {}
         }
     }
@@ -207,16 +199,13 @@ struct ChipLedger {
         }) ?? false
     }
 
-    /// Runs `body` under the allocation lock with `users/`, its entries (nil: unreadable,
-    /// for instance torn by a crash while it was written; it names its handle all the
-    /// same) and the handles records name.
-    private func allocating<T>(
-        _ body: (ProtectedDirectory, [UInt32: LedgerEntry?], Set<UInt32>) throws -> T
-    ) throws -> T {
-        let directory = try store.users()
-        let lock = try directory.lock(Self.lockName, patience: Self.allocationPatience)
-        defer { withExtendedLifetime(lock) {} }
-        return try body(directory, try entries(directory), try store.pinIndicesNamed())
+    /// The ledger's entries (nil: unreadable, for instance torn by a crash while it was
+    /// written; it names its handle all the same), then the handles records name. Read in
+    /// that order, a handle whose entry goes once its record is written is seen in one or
+    /// the other.
+    private func snapshot(_ directory: ProtectedDirectory) throws -> ([UInt32: LedgerEntry?], Set<UInt32>) {
+        let entries = try entries(directory)
+        return (entries, try store.pinIndicesNamed())
     }
 
     /// The ledger's entries by the handle they name.
@@ -232,28 +221,26 @@ struct ChipLedger {
         return found
     }
 
-    /// Writes and holds an entry for `charge` at a random handle not in `taken`.
-    private func write(_ charge: Charge, avoiding taken: Set<UInt32>, _ directory: ProtectedDirectory) throws
-        -> Claim
-    {
-        var handle = UInt32.random(in: PinIndexBinding.handles)
-        var tries = 0
-        while taken.contains(handle) {
-            tries += 1
-            guard tries < 1000 else { throw SecureRoomError.tpm(.full) }
-            handle = .random(in: PinIndexBinding.handles)
+    /// Writes and holds an entry for `charge` at a random handle that nothing names and
+    /// that is not in `avoiding`.
+    private func write(_ charge: Charge, avoiding: Set<UInt32>) throws -> Claim {
+        let directory = try store.users()
+        let (entries, named) = try snapshot(directory)
+        var taken = named.union(entries.keys).union(avoiding)
+        for _ in 0..<1000 {
+            let handle = UInt32.random(in: PinIndexBinding.handles)
+            guard !taken.contains(handle) else { continue }
+            if let claim = try write(charge, at: handle, directory) { return claim }
+            taken.insert(handle)  // another process's entry, written meanwhile
         }
-        return try write(charge, at: handle, directory)
+        throw SecureRoomError.tpm(.full)
     }
 
-    /// Writes (durably) and holds an entry for `charge` at `handle`. Called under the
-    /// allocation lock, so nobody tests the entry between its rename and its `flock`.
-    private func write(_ charge: Charge, at handle: UInt32, _ directory: ProtectedDirectory) throws -> Claim {
-        let name = LedgerEntry.fileName(handle)
-        try directory.writeAtomically(name, contents: charge.entry.serialized())
-        guard case .held(let file) = try directory.tryLock(name) else {
-            throw SecureRoomError.system(operation: "flock", path: directory.path + "/" + name, errno: EWOULDBLOCK)
+    /// Writes (durably) and holds an entry for `charge` at `handle`; nil where an entry
+    /// names it already.
+    private func write(_ charge: Charge, at handle: UInt32, _ directory: ProtectedDirectory) throws -> Claim? {
+        try directory.createLocked(LedgerEntry.fileName(handle), contents: charge.entry.serialized()).map {
+            Claim(handle: handle, file: $0, charge: charge)
         }
-        return Claim(handle: handle, file: file, charge: charge)
     }
 }

@@ -143,6 +143,12 @@ public enum Messages {
         }
     }
 
+    /// Told when the user's records stay locked past the patience (a stalled process holds
+    /// them, docs/DESIGN.md §4): nothing was checked or counted, and the stack goes on.
+    public static var recordsBusy: String {
+        localized("The PIN cannot be checked now: another process holds its records. Nothing was counted.")
+    }
+
     /// What a user is told when `password_first=` keeps the PIN from being asked.
     public static var passwordFirst: String {
         localized("Use your password: your PIN works after your first password login since the computer started.")
