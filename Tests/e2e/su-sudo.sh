@@ -26,6 +26,10 @@
 #     srtest's PIN check by at most 5 s, after which it goes on to the password with a
 #     message and counts nothing; when the stalled command wakes, it counts its own
 #     attempt once; root's `secureroom reset` completes while the stall lasts, ending it;
+#   * one field (pin_or_password, the stack of pam/README.md "One field"): the prompt is
+#     "PIN or password:"; the right PIN logs in; the password typed there logs in with one
+#     Enter and counts nothing; a wrong PIN is counted and final (no password prompt); a
+#     wrong password counts nothing; an empty answer lets pam_unix ask;
 #   * nothing outside the test changed (checksums of the system files, no test users).
 #
 # How
@@ -149,6 +153,9 @@ shadow_set() {
 #   fallthrough: "auth [success=done default=ignore] MODULE ..." then the original file
 #                (pam_rootok, common-auth, account, session), as in the documentation;
 #   pinonly:     "auth required MODULE ..." then the original file without its auth lines;
+#   onefield:    pam/README.md's one-field lines (the PIN line with pin_or_password, then
+#                pam_unix with try_first_pass, deny, permit), then the original file
+#                without its auth lines;
 #   profile:     the original file with the lines `pam-auth-update --enable secureroom`
 #                puts in (pam/pam-auth-update/secureroom): the PIN before pam_unix in
 #                common-auth's place, the account line after common-account.
@@ -165,6 +172,12 @@ write_stack() {
                 cat "$T/pam/$svc.orig" ;;
             pinonly)
                 echo "auth required $module $opts"
+                grep -vE '^[[:space:]]*(auth[[:space:]]|@include[[:space:]]+common-auth)' "$T/pam/$svc.orig" ;;
+            onefield)
+                echo "auth [success=done auth_err=die default=ignore] $module $opts pin_or_password"
+                echo "auth [success=1 default=ignore] pam_unix.so nullok try_first_pass"
+                echo "auth requisite pam_deny.so"
+                echo "auth required pam_permit.so"
                 grep -vE '^[[:space:]]*(auth[[:space:]]|@include[[:space:]]+common-auth)' "$T/pam/$svc.orig" ;;
             profile)
                 # common-auth as pam-auth-update writes it with the profile enabled.
@@ -203,6 +216,29 @@ attempt() {
         if pane_has "$PANE" "$PIN_PROMPT_RE"; then
             SAW_PIN=1
             type_line "$PANE" "$pin"
+            wait_for "$PANE" "$PASSWORD_PROMPT_RE|$RC_RE" || true
+        fi
+        if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$PASSWORD_PROMPT_RE"; then
+            SAW_PASSWORD=1
+            if [ -z "$password" ]; then RC=prompt; return 0; fi
+            type_line "$PANE" "$password"
+        fi
+    fi
+    if wait_for "$PANE" "$RC_RE"; then read_rc; fi
+}
+
+# one_field NAME UID CMD ANSWER [PASSWORD]: as attempt, for the one field of
+# pin_or_password: types ANSWER at "PIN or password:", then PASSWORD at a "Password:"
+# prompt if one follows. SAW_PIN is whether the one field was asked.
+ONE_FIELD_RE='^PIN or password:[[:space:]]*$'
+one_field() {
+    local name=$1 uid=$2 cmd=$3 answer=$4 password=${5:-}
+    open_window "$name" "$uid" "$cmd"
+    SAW_PIN=0 SAW_PASSWORD=0 RC=timeout
+    if wait_for "$PANE" "$ONE_FIELD_RE|$RC_RE"; then
+        if pane_has "$PANE" "$ONE_FIELD_RE"; then
+            SAW_PIN=1
+            type_line "$PANE" "$answer"
             wait_for "$PANE" "$PASSWORD_PROMPT_RE|$RC_RE" || true
         fi
         if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$PASSWORD_PROMPT_RE"; then
@@ -522,6 +558,40 @@ inner_main() {
             all stalled 'rc_is 0' 'took_at_most 12' 'ended_with 137' 'failures_are 0'
         [ "$RC" = 0 ] || sed 's/^/#   reset: /' "$T/log/i2-$kind.out"
     done
+
+    # --- j. one field for the PIN or the password (pin_or_password) ----------------------
+    # pam/README.md's one-field stack: a PIN-shaped answer is the PIN (a wrong one counted
+    # and final, never tried as the password), any other answer goes to pam_unix as
+    # PAM_AUTHTOK (one Enter, nothing counted), an empty one lets pam_unix ask.
+    local password=e2e-pass-3f9
+    shadow_set srtest 2 "$(hash_password "$password")"
+    reset_pin; write_stack su onefield
+    OUT=$T/io/j1.out
+    one_field j1 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$PIN"
+    check "one field: the prompt says either is taken; the right PIN logs in, no second prompt" \
+        all saw_pin no_password_prompt 'rc_is 0' 'out_is srtest' "not_shows '$PIN'"
+    done_pane
+    OUT=$T/io/j2.out
+    one_field j2 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$password"
+    check "one field: the password typed in it logs in with one Enter, nothing counted" \
+        all saw_pin no_password_prompt 'rc_is 0' 'out_is srtest' 'failures_are 0' "not_shows '$password'"
+    done_pane
+    OUT=$T/io/j3.out
+    one_field j3 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "$WRONG_PIN"
+    check "one field: a wrong PIN is counted and refused, never tried as the password" \
+        all saw_pin "shows 'Incorrect PIN'" no_password_prompt rc_failed out_empty 'failures_are 1'
+    done_pane
+    OUT=$T/io/j4.out
+    one_field j4 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "not-the-password"
+    check "one field: a wrong password is refused by pam_unix, nothing counted on the PIN" \
+        all saw_pin no_password_prompt rc_failed out_empty 'failures_are 1' "not_shows 'Incorrect PIN'"
+    done_pane
+    OUT=$T/io/j5.out
+    one_field j5 "$NOPIN_UID" "su srtest -c 'id -un > $OUT'" "" "$password"
+    check "one field: an empty answer is not handed on: pam_unix asks, and the password logs in" \
+        all saw_pin saw_password 'rc_is 0' 'out_is srtest' 'failures_are 1'
+    done_pane
+    shadow_set srtest 2 '!'
     COMPLETE=1
 }
 
