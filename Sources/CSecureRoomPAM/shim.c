@@ -35,6 +35,8 @@ int sr_pam_has_flag(pam_handle_t *pamh, const char *name) { const void *data = N
 int sr_pam_error(pam_handle_t *pamh, const char *message) { return pam_error(pamh, "%s", message); }
 void sr_pam_syslog(pam_handle_t *pamh, int priority, const char *message) { pam_syslog(pamh, priority, "%s", message); }
 int sr_pam_get_user(pam_handle_t *pamh, const char **user) { return pam_get_user(pamh, user, NULL); }
+int sr_pam_set_authtok(pam_handle_t *pamh, const char *token) { return pam_set_item(pamh, PAM_AUTHTOK, token); }
+
 int sr_pam_get_authtok_item(pam_handle_t *pamh, int old, const char **token) { return pam_get_item(pamh, old ? PAM_OLDAUTHTOK : PAM_AUTHTOK, (const void **)token); }
 int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec) { return pam_fail_delay(pamh, usec); }
 void sr_pam_drop_response(char *response) { if (response) { explicit_bzero(response, strlen(response)); free(response); } }

@@ -207,8 +207,16 @@ struct Authentication {
     }
 
     /// The PIN from PAM_AUTHTOK (use_first_pass, try_first_pass) or from the conversation.
+    /// With `pin_or_password`, an answer that is not a PIN ends the call with PAM_IGNORE
+    /// before anything is counted: handed to the next module, or, when empty, dropped.
     private func obtainPIN() throws -> SecretBytes {
         let configuration = call.configuration
+        if configuration.pinOrPassword && !configuration.useFirstPass && !configuration.tryFirstPass {
+            switch try call.pam.promptPINOrPassword(localized("PIN or password: "), format: configuration.format) {
+            case .pin(let pin): return pin
+            case .handedOn, .empty: throw ModuleResult(code: PAM_IGNORE)
+            }
+        }
         if configuration.useFirstPass || configuration.tryFirstPass {
             do {
                 if let token = try call.pam.tokenItem(old: false, format: configuration.format) { return token }

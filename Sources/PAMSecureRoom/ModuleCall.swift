@@ -71,7 +71,8 @@ struct ModuleCall {
     /// Options that only change this process's behaviour; every other option (the state,
     /// the policy, `conf=` itself) is read by secureroom-helper from the config file.
     private static let perCallOptions: Set<Substring> = [
-        "debug", "silent", "nodelay", "use_first_pass", "try_first_pass", "nopin", "helper", "only_expired",
+        "debug", "silent", "nodelay", "use_first_pass", "try_first_pass", "pin_or_password", "nopin", "helper",
+        "only_expired",
         "enrol", "enrol_snooze", "enrol_group", "enrol_vault",
     ]
 

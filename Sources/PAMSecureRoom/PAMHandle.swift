@@ -40,6 +40,38 @@ struct PAMHandle {
         return try format.pin(fromCString: UnsafePointer(response))
     }
 
+    /// What the one field of `pin_or_password` was answered with.
+    enum FieldAnswer {
+        /// Exactly `digits=` digits: the PIN.
+        case pin(SecretBytes)
+        /// Anything else, now PAM_AUTHTOK for the next module; not kept here.
+        case handedOn
+        /// Nothing: never handed on.
+        case empty
+    }
+
+    /// Asks `prompt` for the PIN or the password (`pin_or_password`, pam/README.md "One
+    /// field"): an answer of exactly `format`'s digits is the PIN; any other non-empty
+    /// answer becomes PAM_AUTHTOK, from the conversation's buffer, which is then wiped.
+    func promptPINOrPassword(_ prompt: String, format: PINFormat) throws -> FieldAnswer {
+        var response: UnsafeMutablePointer<CChar>?
+        let code = sr_pam_prompt_secret(raw, prompt, &response)
+        defer { sr_pam_drop_response(response) }
+        guard code == PAM_SUCCESS else {
+            throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed: \(describe(code))")
+        }
+        guard let response, response.pointee != 0 else { return .empty }
+        do {
+            return .pin(try format.pin(fromCString: UnsafePointer(response)))
+        } catch SecureRoomError.malformedPIN {
+            let set = sr_pam_set_authtok(raw, response)
+            guard set == PAM_SUCCESS else {
+                throw ModuleResult(code: PAM_SYSTEM_ERR, log: "cannot hand the password on: \(describe(set))")
+            }
+            return .handedOn
+        }
+    }
+
     /// PAM_AUTHTOK (or PAM_OLDAUTHTOK) as a PIN of `format`, or nil if unset.
     func tokenItem(old: Bool, format: PINFormat) throws -> SecretBytes? {
         var token: UnsafePointer<CChar>?

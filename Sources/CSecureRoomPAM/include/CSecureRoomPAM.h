@@ -33,6 +33,8 @@ void sr_pam_syslog(pam_handle_t *pamh, int priority, const char *message);
 int sr_pam_get_user(pam_handle_t *pamh, const char **user);
 /* PAM_AUTHTOK / PAM_OLDAUTHTOK items (owned by libpam; do not free). */
 int sr_pam_get_authtok_item(pam_handle_t *pamh, int old, const char **token);
+/* PAM_AUTHTOK := TOKEN (libpam keeps a copy), for the next module (pin_or_password). */
+int sr_pam_set_authtok(pam_handle_t *pamh, const char *token);
 /* Ask the application for the failure delay (microseconds). */
 int sr_pam_fail_delay(pam_handle_t *pamh, unsigned int usec);
 /* Wipe and free a conversation response. */

@@ -64,6 +64,9 @@ public struct Configuration: Sendable {
     public var useFirstPass = false
     /// Take the PIN from PAM_AUTHTOK if set, else prompt (`try_first_pass`).
     public var tryFirstPass = false
+    /// One field for the PIN or the password (`pin_or_password`): a PIN-shaped answer is
+    /// checked as the PIN, any other is handed to the next module as PAM_AUTHTOK.
+    public var pinOrPassword = false
     /// Blocklist for new PINs (`blocklist=builtin|none|PATH`).
     public var blocklist = "builtin"
     /// The setuid helper run for callers without root (`helper=`).
@@ -262,6 +265,7 @@ public struct Configuration: Sendable {
         case "debug": debug = try flag()
         case "use_first_pass": useFirstPass = try flag()
         case "try_first_pass": tryFirstPass = try flag()
+        case "pin_or_password": pinOrPassword = try flag()
         case "nopin": noPIN = try choice()
         case "blocklist": blocklist = try required()
         case "helper": helperPath = try path()
