@@ -82,6 +82,18 @@ final class PasswordFirstTests: XCTestCase {
         XCTAssertNotEqual(try String(contentsOfFile: proof, encoding: .utf8), before, "renewed by the password")
     }
 
+    /// `password_first=` on the PIN's line alone: the `authsucc` line, which does not name
+    /// the option, records the password's proof all the same, so the PIN works after a
+    /// password login (without it, the PIN could never be used).
+    func testTheRuleOnThePINsLineAloneIsMetByAPasswordLogin() throws {
+        let sandbox = try sandbox("off")
+        try sandbox.service("pin-line-rule", ["auth required MODULE STATE nodelay password_first=boot"])
+        XCTAssertEqual(
+            try sandbox.pam("pin-line-rule", user: user, responses: [pin]).prompts, [], "no password since boot")
+        XCTAssertEqual(try sandbox.pam("password-ok", user: user).code, PAMCode.success)
+        XCTAssertEqual(try sandbox.pam("pin-line-rule", user: user, responses: [pin]).code, PAMCode.success)
+    }
+
     func testWithADurationThePINStopsWorkingThatLongAfterThePassword() throws {
         let sandbox = try sandbox("2s")
         try assertNotAsked(sandbox, "no password yet")
@@ -95,7 +107,9 @@ final class PasswordFirstTests: XCTestCase {
         let sandbox = try sandbox("off")
         XCTAssertEqual(try sandbox.pam(user: user, responses: [pin]).code, PAMCode.success)
         XCTAssertEqual(try sandbox.pam("password-ok", user: user).code, PAMCode.success)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: sandbox.root + "/run/\(user).password"), "nothing kept")
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: sandbox.root + "/run/\(user).password"),
+            "kept all the same: a PIN line may name the option where the authsucc line does not")
         try sandbox.write(sandbox.config, Sandbox.fastKDF + "password_first = sometimes\n", mode: 0o600)
         let bad = try sandbox.pam(user: user, responses: [pin])
         XCTAssertEqual(bad.code, PAMCode.serviceError)
