@@ -139,8 +139,9 @@ struct Authentication {
     /// (docs/SECURITY.md §1.1). Always PAM_IGNORE, so the line can never let anyone in,
     /// wherever it is put. Without root nothing can be lifted: users cannot reset their
     /// own tally through the helper.
-    /// With `password_first=`, it also records that the password was accepted
-    /// (`PasswordProof`), which lets the PIN be used.
+    /// It also records that the password was accepted (`PasswordProof`), whatever this
+    /// line's `password_first=`: the PIN's own line may name the option where this one
+    /// does not.
     private func liftLockout() throws {
         let (user, uid) = try call.resolveUser()
         if call.pam.pinAccepted(by: user) {
@@ -148,8 +149,11 @@ struct Authentication {
             return
         }
         guard let store = call.store, let uid, !call.isExempt(uid) else { return }
-        if call.configuration.passwordFirst != .off {
+        do {
             try PasswordProof(path: call.configuration.sessionDirectory).record(for: user, at: SystemClock().now())
+        } catch  where call.configuration.passwordFirst == .off {
+            // Only a line that names the option may fail for want of the proof.
+            call.debug("password proof of \(user) not recorded: \(error)")
         }
         guard let status = try PINVerifier(store: store).status(of: user), status.failures > 0 else { return }
         try PINAdministration(store: store).resetLockout(for: user)
