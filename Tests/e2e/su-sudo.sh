@@ -231,6 +231,8 @@ attempt() {
 # pin_or_password: types ANSWER at "PIN or password:", then PASSWORD at a "Password:"
 # prompt if one follows. SAW_PIN is whether the one field was asked.
 ONE_FIELD_RE='^PIN or password:[[:space:]]*$'
+# pam_unix's own prompt on a line of its own (the one field's ends in "password:" too).
+UNIX_PASSWORD_RE='^Password:[[:space:]]*$'
 one_field() {
     local name=$1 uid=$2 cmd=$3 answer=$4 password=${5:-}
     open_window "$name" "$uid" "$cmd"
@@ -239,9 +241,9 @@ one_field() {
         if pane_has "$PANE" "$ONE_FIELD_RE"; then
             SAW_PIN=1
             type_line "$PANE" "$answer"
-            wait_for "$PANE" "$PASSWORD_PROMPT_RE|$RC_RE" || true
+            wait_for "$PANE" "$UNIX_PASSWORD_RE|$RC_RE" || true
         fi
-        if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$PASSWORD_PROMPT_RE"; then
+        if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$UNIX_PASSWORD_RE"; then
             SAW_PASSWORD=1
             if [ -z "$password" ]; then RC=prompt; return 0; fi
             type_line "$PANE" "$password"
