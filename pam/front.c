@@ -78,10 +78,7 @@ static int owned(const struct stat *st, uid_t owner)
 #endif
 
 /* Whether [OFFSET, OFFSET + LENGTH) lies within a file of SIZE bytes. */
-static int within(uint64_t offset, uint64_t length, uint64_t size)
-{
-    return offset <= size && length <= size - offset;
-}
+static int within(uint64_t offset, uint64_t length, uint64_t size) { return offset <= size && length <= size - offset; }
 
 /* Whether the file FD (of SIZE bytes) is an ELF64 shared object for this machine whose
  * program headers and loaded segments lie within it; if not, says why in WHY. */
@@ -189,11 +186,11 @@ static entry_point *resolve(pam_handle_t *pamh, const char *name)
 }
 
 /* NAME calls the core's NAME, or answers WITHOUT_CORE when the core cannot be loaded. */
-#define FORWARD(name, without_core)                                                 \
-    PAM_EXTERN int name(pam_handle_t *pamh, int flags, int argc, const char **argv) \
-    {                                                                              \
-        entry_point *entry = resolve(pamh, #name);                                 \
-        return entry ? entry(pamh, flags, argc, argv) : (without_core);            \
+#define FORWARD(name, without_core)                                                                                    \
+    PAM_EXTERN int name(pam_handle_t *pamh, int flags, int argc, const char **argv)                                    \
+    {                                                                                                                  \
+        entry_point *entry = resolve(pamh, #name);                                                                     \
+        return entry ? entry(pamh, flags, argc, argv) : (without_core);                                                \
     }
 
 FORWARD(pam_sm_authenticate, PAM_AUTHINFO_UNAVAIL)

@@ -42,8 +42,8 @@ int sr_hmac_sha256(const void *key, size_t key_length, const void *data, size_t 
     return 1;
 }
 
-int sr_hkdf_sha256(const void *ikm, size_t ikm_length, const void *salt, size_t salt_length,
-                   const void *info, size_t info_length, unsigned char *out, size_t out_length)
+int sr_hkdf_sha256(const void *ikm, size_t ikm_length, const void *salt, size_t salt_length, const void *info,
+                   size_t info_length, unsigned char *out, size_t out_length)
 {
     /* RFC 5869 §2.3: at most 255 blocks. An empty salt is HMAC's empty key, which RFC 5869
      * §2.2's HashLen zeros equal (HMAC pads every key with zeros to the block). */
@@ -52,13 +52,11 @@ int sr_hkdf_sha256(const void *ikm, size_t ikm_length, const void *salt, size_t 
     struct hmac_sha256_ctx context;
     uint8_t pseudorandom_key[SHA256_DIGEST_SIZE];
     hmac_sha256_set_key(&context, salt_length, salt);
-    hkdf_extract(&context, (nettle_hash_update_func *)hmac_sha256_update,
-                 (nettle_hash_digest_func *)hmac_sha256_digest, SHA256_DIGEST_SIZE, ikm_length, ikm,
-                 pseudorandom_key);
+    hkdf_extract(&context, (nettle_hash_update_func *)hmac_sha256_update, (nettle_hash_digest_func *)hmac_sha256_digest,
+                 SHA256_DIGEST_SIZE, ikm_length, ikm, pseudorandom_key);
     hmac_sha256_set_key(&context, SHA256_DIGEST_SIZE, pseudorandom_key);
-    hkdf_expand(&context, (nettle_hash_update_func *)hmac_sha256_update,
-                (nettle_hash_digest_func *)hmac_sha256_digest, SHA256_DIGEST_SIZE, info_length, info,
-                out_length, out);
+    hkdf_expand(&context, (nettle_hash_update_func *)hmac_sha256_update, (nettle_hash_digest_func *)hmac_sha256_digest,
+                SHA256_DIGEST_SIZE, info_length, info, out_length, out);
     explicit_bzero(pseudorandom_key, sizeof pseudorandom_key);
     explicit_bzero(&context, sizeof context);
     return 1;

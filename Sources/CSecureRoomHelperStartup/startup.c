@@ -28,8 +28,7 @@ static int startup_ran;
 int sr_helper_startup_ran(void) { return startup_ran; }
 int sr_helper_make_nondumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 
-__attribute__((constructor(101)))
-static void sr_helper_sanitize(void)
+__attribute__((constructor(101))) static void sr_helper_sanitize(void)
 {
     /* Empty the environment in place. environ must keep its address: the Swift runtime
      * finds argv by walking back from it, and clearenv() would move it. */
@@ -53,13 +52,13 @@ static void sr_helper_sanitize(void)
 
     umask(077);
     /* No core dump, no ptrace by the caller: memory may hold a PIN or the pepper. */
-    struct rlimit none = { 0, 0 };
+    struct rlimit none = {0, 0};
     setrlimit(RLIMIT_CORE, &none);
     /* A caller's tiny RLIMIT_FSIZE would kill the helper (SIGXFSZ) in the middle of a
      * record write: harmless for the record (temp + rename), but pointless. Raising it
      * needs CAP_SYS_RESOURCE, which root in a container may lack; with SIGXFSZ ignored,
      * such a write fails with EFBIG and the helper reports an error instead of dying. */
-    struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+    struct rlimit unlimited = {RLIM_INFINITY, RLIM_INFINITY};
     setrlimit(RLIMIT_FSIZE, &unlimited);
     signal(SIGXFSZ, SIG_IGN);
     prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

@@ -5,7 +5,7 @@
 #include "CSecureRoomSystem.h"
 
 #include <errno.h>
-#include <stdio.h>   /* renameat2, RENAME_NOREPLACE */
+#include <stdio.h> /* renameat2, RENAME_NOREPLACE */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <libintl.h>
@@ -55,7 +55,10 @@ unsigned int sr_dev_minor(dev_t device) { return minor(device); }
 int sr_s_isdir(mode_t m) { return S_ISDIR(m); }
 int sr_s_isfifo(mode_t m) { return S_ISFIFO(m); }
 int sr_s_issock(mode_t m) { return S_ISSOCK(m); }
-int sr_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from) { return posix_spawn_file_actions_addclosefrom_np(actions, from); }
+int sr_spawn_addclosefrom(posix_spawn_file_actions_t *actions, int from)
+{
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
 int sr_sigchld_restore(const struct sigaction *saved) { return sigaction(SIGCHLD, saved, NULL); }
 int sr_setresuid(uid_t real, uid_t effective, uid_t saved) { return setresuid(real, effective, saved); }
 int sr_setresgid(gid_t real, gid_t effective, gid_t saved) { return setresgid(real, effective, saved); }
@@ -63,8 +66,14 @@ int sr_getresuid(uid_t *real, uid_t *effective, uid_t *saved) { return getresuid
 int sr_getresgid(gid_t *real, gid_t *effective, gid_t *saved) { return getresgid(real, effective, saved); }
 /* The raw system calls change only the calling thread's credentials (glibc's wrappers
  * change every thread of the process): for a brief switch inside a host's PAM call. */
-int sr_thread_setresuid(uid_t real, uid_t effective, uid_t saved) { return (int)syscall(SYS_setresuid, real, effective, saved); }
-int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved) { return (int)syscall(SYS_setresgid, real, effective, saved); }
+int sr_thread_setresuid(uid_t real, uid_t effective, uid_t saved)
+{
+    return (int)syscall(SYS_setresuid, real, effective, saved);
+}
+int sr_thread_setresgid(gid_t real, gid_t effective, gid_t saved)
+{
+    return (int)syscall(SYS_setresgid, real, effective, saved);
+}
 int sr_wifexited(int status) { return WIFEXITED(status); }
 int sr_wexitstatus(int status) { return WEXITSTATUS(status); }
 
@@ -121,33 +130,40 @@ int sr_pidfd_send_signal(int pidfd, int signal) { return (int)syscall(SYS_pidfd_
 
 int sr_sched_ordinary(pid_t pid)
 {
-    struct sched_param priority = { .sched_priority = 0 };
+    struct sched_param priority = {.sched_priority = 0};
     return sched_setscheduler(pid, SCHED_OTHER, &priority);
 }
 
-int sr_renameat_noreplace(int directory, const char *from, const char *to) { return renameat2(directory, from, directory, to, RENAME_NOREPLACE); }
+int sr_renameat_noreplace(int directory, const char *from, const char *to)
+{
+    return renameat2(directory, from, directory, to, RENAME_NOREPLACE);
+}
 
 int sr_poll_unblocking(int fd, short events, int timeout_ms, const sigset_t *during)
 {
-    struct pollfd entry = { .fd = fd, .events = events };
-    struct timespec limit = { .tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L };
+    struct pollfd entry = {.fd = fd, .events = events};
+    struct timespec limit = {.tv_sec = timeout_ms / 1000, .tv_nsec = (long)(timeout_ms % 1000) * 1000000L};
     return ppoll(&entry, 1, timeout_ms < 0 ? NULL : &limit, during);
 }
 
 static volatile sig_atomic_t stop_requested;
 
-static void note_stop(int number) { (void)number; stop_requested = 1; }
+static void note_stop(int number)
+{
+    (void)number;
+    stop_requested = 1;
+}
 
 int sr_catch_stop_signals(sigset_t *during)
 {
-    static const int numbers[] = { SIGTERM, SIGINT, SIGHUP };
+    static const int numbers[] = {SIGTERM, SIGINT, SIGHUP};
     sigset_t blocked;
     sigemptyset(&blocked);
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++)
         sigaddset(&blocked, numbers[i]);
     if (sigprocmask(SIG_BLOCK, &blocked, during) != 0)
         return -1;
-    struct sigaction action = { .sa_handler = note_stop };
+    struct sigaction action = {.sa_handler = note_stop};
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
         sigdelset(during, numbers[i]);
@@ -172,9 +188,11 @@ int sr_set_message_locale(void) { return setlocale(LC_MESSAGES, "") ? 0 : -1; }
 
 int sr_lazy_ready(struct sr_lazy_library *library)
 {
-    if (__atomic_load_n(&library->ready, __ATOMIC_ACQUIRE)) return 1;
+    if (__atomic_load_n(&library->ready, __ATOMIC_ACQUIRE))
+        return 1;
     pthread_mutex_lock(&library->lock);
-    if (!library->ready && library->load(library) == 0) __atomic_store_n(&library->ready, 1, __ATOMIC_RELEASE);
+    if (!library->ready && library->load(library) == 0)
+        __atomic_store_n(&library->ready, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&library->lock);
     return __atomic_load_n(&library->ready, __ATOMIC_ACQUIRE);
 }
@@ -187,6 +205,7 @@ const char *sr_lazy_error(struct sr_lazy_library *library)
 void *sr_lazy_open(struct sr_lazy_library *library, const char *soname, int scope)
 {
     void *handle = dlopen(soname, RTLD_NOW | scope);
-    if (!handle) snprintf(library->error, sizeof library->error, "%s", dlerror());
+    if (!handle)
+        snprintf(library->error, sizeof library->error, "%s", dlerror());
     return handle;
 }

@@ -62,9 +62,9 @@ enum mode { LINES, NONE, FAIL, NULL_ARRAY, NULL_REPLY };
 /* The options the conversation reads. */
 struct options {
     enum mode mode;
-    const char *reply;      /* --reply-hex or --reply-size: the answer to every prompt */
-    size_t reply_length;    /* its length (it may contain NUL bytes) */
-    const char *at_prompt;  /* --at-prompt: run once, at the first echo-off prompt */
+    const char *reply;     /* --reply-hex or --reply-size: the answer to every prompt */
+    size_t reply_length;   /* its length (it may contain NUL bytes) */
+    const char *at_prompt; /* --at-prompt: run once, at the first echo-off prompt */
 };
 
 /* One answer: a malloc'd copy of the fixed reply, or the next line of standard input;
@@ -91,8 +91,7 @@ static char *answer(const struct options *options)
     return line;
 }
 
-static int converse(int count, const struct pam_message **messages,
-                    struct pam_response **responses, void *data)
+static int converse(int count, const struct pam_message **messages, struct pam_response **responses, void *data)
 {
     struct options *options = data;
     if (options->mode == FAIL)
@@ -207,11 +206,13 @@ static void report_ids(void)
 
 static int usage(const char *program)
 {
-    fprintf(stderr, "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] [--ignore-sigchld]\n"
-                    "       [--conversation lines|none|fail|null-array|null-reply] [--reply-hex HEX]\n"
-                    "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] [--rhost HOST] OP...\n"
-                    "OP: auth acct chauthtok setcred open close, or wait (hold the session: print our pid,\n"
-                    "    then wait for SIGUSR1, as a host such as su holds its session until the shell exits)\n", program);
+    fprintf(stderr,
+            "usage: %s --confdir DIR --service NAME [--user NAME] [--silent] [--ignore-sigchld]\n"
+            "       [--conversation lines|none|fail|null-array|null-reply] [--reply-hex HEX]\n"
+            "       [--reply-size N] [--at-prompt COMMAND] [--report-io] [--report-ids] [--rhost HOST] OP...\n"
+            "OP: auth acct chauthtok setcred open close, or wait (hold the session: print our pid,\n"
+            "    then wait for SIGUSR1, as a host such as su holds its session until the shell exits)\n",
+            program);
     return 64;
 }
 
@@ -219,7 +220,7 @@ int main(int argc, char **argv)
 {
     const char *confdir = NULL, *service = NULL, *user = NULL, *rhost = NULL;
     int flags = 0, first_op = argc, ignore_sigchld = 0, io = 0, ids = 0;
-    struct options options = { LINES, NULL, 0, NULL };
+    struct options options = {LINES, NULL, 0, NULL};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--confdir") == 0 && i + 1 < argc)
             confdir = argv[++i];
@@ -232,7 +233,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--ignore-sigchld") == 0)
             ignore_sigchld = 1;
         else if (strcmp(argv[i], "--conversation") == 0 && i + 1 < argc) {
-            const char *names[] = { "lines", "none", "fail", "null-array", "null-reply" };
+            const char *names[] = {"lines", "none", "fail", "null-array", "null-reply"};
             const char *mode = argv[++i];
             int found = 0;
             for (int m = 0; m < 5; m++)
@@ -278,7 +279,7 @@ int main(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &release, NULL);
     if (ids)
         report_ids();
-    struct pam_conv conversation = { options.mode == NONE ? NULL : converse, &options };
+    struct pam_conv conversation = {options.mode == NONE ? NULL : converse, &options};
     pam_handle_t *pamh = NULL;
     int code = pam_start_confdir(service, user, &conversation, confdir, &pamh);
     if (code != PAM_SUCCESS) {
@@ -308,8 +309,7 @@ int main(int argc, char **argv)
             int signal_number = 0;
             sigwait(&release, &signal_number);
             continue;
-        }
-        else {
+        } else {
             fprintf(stderr, "unknown operation %s\n", argv[i]);
             pam_end(pamh, PAM_SYSTEM_ERR);
             return 64;
@@ -321,7 +321,9 @@ int main(int argc, char **argv)
     if (ignore_sigchld) {
         struct sigaction after;
         sigaction(SIGCHLD, NULL, &after);
-        printf("sigchld: %s\n", after.sa_handler == SIG_IGN ? "ignored" : after.sa_handler == SIG_DFL ? "default" : "handled");
+        printf("sigchld: %s\n", after.sa_handler == SIG_IGN   ? "ignored"
+                                : after.sa_handler == SIG_DFL ? "default"
+                                                              : "handled");
     }
     if (io)
         report_io();

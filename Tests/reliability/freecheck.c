@@ -29,8 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_PINS 16
-#define PIN_MAX 16
+#define MAX_PINS  16
+#define PIN_MAX   16
 #define MAX_FIRST 10
 
 static char pins[MAX_PINS][PIN_MAX + 1];
@@ -69,7 +69,6 @@ __attribute__((constructor)) static void load(void)
     explicit_bzero(buffer, sizeof buffer);
 }
 
-
 /* Counts `block` if it holds a PIN standing alone (called just before it is released). */
 static void inspect(void *block)
 {
@@ -88,8 +87,8 @@ static void inspect(void *block)
                 continue;
             offending++;
             if (first_count < MAX_FIRST)
-                snprintf(first[first_count++], sizeof first[0], "first: pin=%d size=%zu offset=%zu",
-                         k, size, (size_t)(found - start));
+                snprintf(first[first_count++], sizeof first[0], "first: pin=%d size=%zu offset=%zu", k, size,
+                         (size_t)(found - start));
             return;
         }
     }

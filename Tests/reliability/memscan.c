@@ -37,9 +37,9 @@
 #include <unistd.h>
 
 #define MAX_PINS 16
-#define PIN_MAX 16
-#define CHUNK (1 << 20)
-#define CONTEXT 16
+#define PIN_MAX  16
+#define CHUNK    (1 << 20)
+#define CONTEXT  16
 
 struct pins {
     int count;
@@ -55,7 +55,8 @@ static int load_pins(const char *path, struct pins *pins)
     if (fd < 0)
         return -1;
     ssize_t total = 0, got;
-    while (total < (ssize_t)sizeof buffer - 1 && (got = read(fd, buffer + total, sizeof buffer - 1 - (size_t)total)) > 0)
+    while (total < (ssize_t)sizeof buffer - 1 &&
+           (got = read(fd, buffer + total, sizeof buffer - 1 - (size_t)total)) > 0)
         total += got;
     close(fd);
     buffer[total] = '\0';
@@ -109,8 +110,10 @@ int main(int argc, char **argv)
     }
     size_t shortest = PIN_MAX, longest = 0;
     for (int k = 0; k < pins.count; k++) {
-        if (pins.length[k] < shortest) shortest = pins.length[k];
-        if (pins.length[k] > longest) longest = pins.length[k];
+        if (pins.length[k] < shortest)
+            shortest = pins.length[k];
+        if (pins.length[k] > longest)
+            longest = pins.length[k];
     }
 
     char path[64];
@@ -131,8 +134,8 @@ int main(int argc, char **argv)
     while (fgets(line, sizeof line, maps) != NULL) {
         uint64_t start, end, offset;
         char perms[8] = "", name[4096] = "";
-        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %4095[^\n]",
-                   &start, &end, perms, &offset, name) < 4)
+        if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %4095[^\n]", &start, &end, perms, &offset,
+                   name) < 4)
             continue;
         if (perms[0] != 'r' || perms[1] != 'w')
             continue;
@@ -165,7 +168,8 @@ int main(int argc, char **argv)
             for (int k = 0; k < pins.count; k++) {
                 const unsigned char *from = data;
                 while ((size_t)(from - data) + pins.length[k] <= size) {
-                    const unsigned char *found = memmem(from, size - (size_t)(from - data), pins.text[k], pins.length[k]);
+                    const unsigned char *found =
+                        memmem(from, size - (size_t)(from - data), pins.text[k], pins.length[k]);
                     if (found == NULL)
                         break;
                     size_t at = (size_t)(found - data);
@@ -178,7 +182,8 @@ int main(int argc, char **argv)
                         if (!before && !after)
                             isolated++;
                         printf("hit: pin=%d(%s) %s addr=0x%" PRIx64 " map=%s+0x%" PRIx64 " perms=%s", k,
-                               k == 0 ? "right" : "wrong", before || after ? "embedded" : "isolated", where, label, where - start + offset, perms);
+                               k == 0 ? "right" : "wrong", before || after ? "embedded" : "isolated", where, label,
+                               where - start + offset, perms);
                         print_context(data, size, at, pins.length[k]);
                         printf("\n");
                     }

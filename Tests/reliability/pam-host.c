@@ -108,8 +108,7 @@ static int count_pin_lines(const char *path)
 }
 
 /* The conversation: PINs for echo-off prompts, nothing printed for messages. */
-static int converse(int count, const struct pam_message **messages,
-                    struct pam_response **responses, void *data)
+static int converse(int count, const struct pam_message **messages, struct pam_response **responses, void *data)
 {
     struct answer_source *source = data;
     struct pam_response *replies = calloc((size_t)count, sizeof *replies);
@@ -159,8 +158,10 @@ static char *volatile canary;
 
 static void usage(const char *program)
 {
-    fprintf(stderr, "usage: %s --confdir DIR --service NAME --user USER --pins FILE --count N "
-                    "[--wrong-every K] [--warmup W] [--pause] [--canary FILE]\n", program);
+    fprintf(stderr,
+            "usage: %s --confdir DIR --service NAME --user USER --pins FILE --count N "
+            "[--wrong-every K] [--warmup W] [--pause] [--canary FILE]\n",
+            program);
 }
 
 int main(int argc, char **argv)
@@ -180,21 +181,29 @@ int main(int argc, char **argv)
             return 2;
         }
         i++;
-        if (strcmp(option, "--confdir") == 0) confdir = value;
-        else if (strcmp(option, "--service") == 0) service = value;
-        else if (strcmp(option, "--user") == 0) user = value;
-        else if (strcmp(option, "--pins") == 0) pins = value;
-        else if (strcmp(option, "--count") == 0) count = strtol(value, NULL, 10);
-        else if (strcmp(option, "--wrong-every") == 0) wrong_every = strtol(value, NULL, 10);
-        else if (strcmp(option, "--warmup") == 0) warmup = strtol(value, NULL, 10);
-        else if (strcmp(option, "--canary") == 0) canary_path = value;
+        if (strcmp(option, "--confdir") == 0)
+            confdir = value;
+        else if (strcmp(option, "--service") == 0)
+            service = value;
+        else if (strcmp(option, "--user") == 0)
+            user = value;
+        else if (strcmp(option, "--pins") == 0)
+            pins = value;
+        else if (strcmp(option, "--count") == 0)
+            count = strtol(value, NULL, 10);
+        else if (strcmp(option, "--wrong-every") == 0)
+            wrong_every = strtol(value, NULL, 10);
+        else if (strcmp(option, "--warmup") == 0)
+            warmup = strtol(value, NULL, 10);
+        else if (strcmp(option, "--canary") == 0)
+            canary_path = value;
         else {
             usage(argv[0]);
             return 2;
         }
     }
-    if (confdir == NULL || service == NULL || user == NULL || pins == NULL || count < 1 ||
-        wrong_every < 1 || warmup < 0 || warmup > count) {
+    if (confdir == NULL || service == NULL || user == NULL || pins == NULL || count < 1 || wrong_every < 1 ||
+        warmup < 0 || warmup > count) {
         usage(argv[0]);
         return 2;
     }
@@ -212,7 +221,7 @@ int main(int argc, char **argv)
     long right = 0, wrong = 0, unexpected = 0, wrong_index = 0;
     long middle = (warmup + count) / 2;
     for (long attempt = 0; attempt < count; attempt++) {
-        struct answer_source source = { pins, 0, 0 };
+        struct answer_source source = {pins, 0, 0};
         int expected = PAM_SUCCESS;
         if (wrong_every > 1 && attempt % wrong_every == wrong_every - 1) {
             source.line = 1 + (int)(wrong_index++ % (lines - 1));
@@ -221,7 +230,7 @@ int main(int argc, char **argv)
         } else {
             right++;
         }
-        struct pam_conv conversation = { converse, &source };
+        struct pam_conv conversation = {converse, &source};
         pam_handle_t *pamh = NULL;
         int code = pam_start_confdir(service, user, &conversation, confdir, &pamh);
         if (code != PAM_SUCCESS) {
@@ -245,8 +254,8 @@ int main(int argc, char **argv)
     print_heap("end");
 
     long others = count - seen[PAM_SUCCESS] - seen[PAM_AUTH_ERR];
-    printf("results: right=%ld wrong=%ld success=%ld auth_err=%ld other=%ld unexpected=%ld\n",
-           right, wrong, seen[PAM_SUCCESS], seen[PAM_AUTH_ERR], others, unexpected);
+    printf("results: right=%ld wrong=%ld success=%ld auth_err=%ld other=%ld unexpected=%ld\n", right, wrong,
+           seen[PAM_SUCCESS], seen[PAM_AUTH_ERR], others, unexpected);
     for (int code = 0; code <= CODE_MAX; code++) {
         if (seen[code] > 0)
             printf("code %d %s: %ld\n", code, pam_strerror(NULL, code), seen[code]);

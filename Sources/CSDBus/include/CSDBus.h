@@ -23,11 +23,9 @@ int sr_sd_bus_load(void);
 /* Why it could not be loaded (dlerror(3)'s text, or the symbol it lacks); "" once loaded. */
 const char *sr_sd_bus_load_error(void);
 
-int sr_sd_bus_add_fallback(
-    sd_bus *bus, sd_bus_slot **slot, const char *prefix, sd_bus_message_handler_t callback,
-    void *userdata);
-int sr_sd_bus_call(
-    sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error, sd_bus_message **reply);
+int sr_sd_bus_add_fallback(sd_bus *bus, sd_bus_slot **slot, const char *prefix, sd_bus_message_handler_t callback,
+                           void *userdata);
+int sr_sd_bus_call(sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error, sd_bus_message **reply);
 int sr_sd_bus_creds_get_pid(sd_bus_creds *c, pid_t *pid);
 int sr_sd_bus_creds_get_unique_name(sd_bus_creds *c, const char **name);
 sd_bus_creds *sr_sd_bus_creds_unref(sd_bus_creds *c);
@@ -38,9 +36,8 @@ int sr_sd_bus_get_events(sd_bus *bus);
 int sr_sd_bus_get_fd(sd_bus *bus);
 int sr_sd_bus_get_name_creds(sd_bus *bus, const char *name, uint64_t mask, sd_bus_creds **creds);
 int sr_sd_bus_get_timeout(sd_bus *bus, uint64_t *timeout_usec);
-int sr_sd_bus_match_signal(
-    sd_bus *bus, sd_bus_slot **ret, const char *sender, const char *path, const char *interface,
-    const char *member, sd_bus_message_handler_t callback, void *userdata);
+int sr_sd_bus_match_signal(sd_bus *bus, sd_bus_slot **ret, const char *sender, const char *path, const char *interface,
+                           const char *member, sd_bus_message_handler_t callback, void *userdata);
 int sr_sd_bus_message_append_array(sd_bus_message *m, char type, const void *ptr, size_t size);
 int sr_sd_bus_message_append_basic(sd_bus_message *m, char type, const void *p);
 int sr_sd_bus_message_at_end(sd_bus_message *m, int complete);
@@ -53,12 +50,11 @@ const char *sr_sd_bus_message_get_path(sd_bus_message *m);
 const char *sr_sd_bus_message_get_sender(sd_bus_message *m);
 const char *sr_sd_bus_message_get_signature(sd_bus_message *m, int complete);
 int sr_sd_bus_message_has_signature(sd_bus_message *m, const char *signature);
-int sr_sd_bus_message_new_method_call(
-    sd_bus *bus, sd_bus_message **m, const char *destination, const char *path,
-    const char *interface, const char *member);
+int sr_sd_bus_message_new_method_call(sd_bus *bus, sd_bus_message **m, const char *destination, const char *path,
+                                      const char *interface, const char *member);
 int sr_sd_bus_message_new_method_return(sd_bus_message *call, sd_bus_message **m);
-int sr_sd_bus_message_new_signal(
-    sd_bus *bus, sd_bus_message **m, const char *path, const char *interface, const char *member);
+int sr_sd_bus_message_new_signal(sd_bus *bus, sd_bus_message **m, const char *path, const char *interface,
+                                 const char *member);
 int sr_sd_bus_message_open_container(sd_bus_message *m, char type, const char *contents);
 int sr_sd_bus_message_peek_type(sd_bus_message *m, char *type, const char **contents);
 int sr_sd_bus_message_read_array(sd_bus_message *m, char type, const void **ptr, size_t *size);

@@ -15,7 +15,7 @@
 #include <spawn.h>
 #include <sys/types.h>
 #include <sys/stat.h>
-#include <shadow.h>   /* struct spwd, getspnam_r(3): the account's lock and expiry */
+#include <shadow.h> /* struct spwd, getspnam_r(3): the account's lock and expiry */
 
 /* openat(2) with an explicit mode (the libc prototype is variadic). */
 int sr_openat(int dirfd, const char *path, int flags, mode_t mode);
@@ -117,8 +117,8 @@ const char *sr_dngettext(const char *domain, const char *msgid, const char *plur
 int sr_set_message_locale(void);
 
 /* A library opened on first use with dlopen(3), as CTSS2, CSDBus, CSecureRoomTransferCrypto
- * and CPAMClient open tpm2-tss, sd-bus, libcrypto and libpam. `load` opens and resolves everything (sr_lazy_open records why an open failed;
- * it may write `error` itself) and returns 0, or leaves nothing open and returns -1.
+ * and CPAMClient open tpm2-tss, sd-bus, libcrypto and libpam. `load` opens and resolves everything (sr_lazy_open
+ * records why an open failed; it may write `error` itself) and returns 0, or leaves nothing open and returns -1.
  * sr_lazy_ready runs it under `lock` until it has succeeded once (a failure is tried again
  * at the next call: a module lives as long as its host, and one EMFILE must not end its
  * use of the library) and says whether it has. */
@@ -128,7 +128,10 @@ struct sr_lazy_library {
     int (*load)(struct sr_lazy_library *library);
     char error[256];
 };
-#define SR_LAZY_LIBRARY(load, unloaded) {PTHREAD_MUTEX_INITIALIZER, 0, (load), (unloaded)}
+#define SR_LAZY_LIBRARY(load, unloaded)                                                                                \
+    {                                                                                                                  \
+        PTHREAD_MUTEX_INITIALIZER, 0, (load), (unloaded)                                                               \
+    }
 int sr_lazy_ready(struct sr_lazy_library *library);
 /* Why the last load failed ("" once loaded), without loading again. */
 const char *sr_lazy_error(struct sr_lazy_library *library);
@@ -143,23 +146,26 @@ void *sr_lazy_open(struct sr_lazy_library *library, const char *soname, int scop
  * loads it if need be and says whether it is loaded. The file includes the library's
  * header, <dlfcn.h> and <stdio.h>. */
 #define SR_LAZY_POINTER(name) __typeof__(name) *name;
-#define SR_LAZY_RESOLVE(name)                                                               \
-    if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                           \
-        snprintf(library->error, sizeof library->error, "%s: no symbol %s", soname, #name); \
-        dlclose(handle);                                                                    \
-        return -1;                                                                          \
+#define SR_LAZY_RESOLVE(name)                                                                                          \
+    if (!(fn.name = (__typeof__(fn.name))dlsym(handle, #name))) {                                                      \
+        snprintf(library->error, sizeof library->error, "%s: no symbol %s", soname, #name);                            \
+        dlclose(handle);                                                                                               \
+        return -1;                                                                                                     \
     }
-#define SR_LAZY_FUNCTIONS(LIST, SONAME, SCOPE, UNLOADED)                  \
-    static struct { LIST(SR_LAZY_POINTER) } fn;                           \
-    static int load(struct sr_lazy_library *library)                      \
-    {                                                                     \
-        const char *soname = (SONAME);                                    \
-        void *handle = sr_lazy_open(library, soname, (SCOPE));            \
-        if (!handle) return -1;                                           \
-        LIST(SR_LAZY_RESOLVE)                                             \
-        return 0;                                                         \
-    }                                                                     \
-    static struct sr_lazy_library lazy = SR_LAZY_LIBRARY(load, UNLOADED); \
+#define SR_LAZY_FUNCTIONS(LIST, SONAME, SCOPE, UNLOADED)                                                               \
+    static struct {                                                                                                    \
+        LIST(SR_LAZY_POINTER)                                                                                          \
+    } fn;                                                                                                              \
+    static int load(struct sr_lazy_library *library)                                                                   \
+    {                                                                                                                  \
+        const char *soname = (SONAME);                                                                                 \
+        void *handle = sr_lazy_open(library, soname, (SCOPE));                                                         \
+        if (!handle)                                                                                                   \
+            return -1;                                                                                                 \
+        LIST(SR_LAZY_RESOLVE)                                                                                          \
+        return 0;                                                                                                      \
+    }                                                                                                                  \
+    static struct sr_lazy_library lazy = SR_LAZY_LIBRARY(load, UNLOADED);                                              \
     static int loaded(void) { return sr_lazy_ready(&lazy); }
 
 #endif
