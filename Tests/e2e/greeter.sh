@@ -552,7 +552,9 @@ inner_main() {
     write_tap_scripts
     local k fails=1
     local session="user=$TEST_USER uid=$TEST_UID display=:$DISPLAY_NUMBER desktop=$SESSION_NAME"
+    # shellcheck disable=SC2034  # both are read by the check strings below, through eval
     local incorrect='^Incorrect PIN\. 2 attempts left before the PIN is disabled\.$'
+    # shellcheck disable=SC2034  # read through eval, as above
     local generic='^label Your password is incorrect\. Please try again\.$'
 
     # --- 1. the right PIN at the greeter: a session -------------------------------------

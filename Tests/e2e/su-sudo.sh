@@ -484,6 +484,7 @@ inner_main() {
         all "shows 'Incorrect PIN\\.'" "not_shows 'Falsche PIN'" rc_failed
     done_pane
     local german
+    # shellcheck disable=SC2034  # read by the check string below, through eval
     german=$(LANG=de_DE.UTF-8 "$CLI" status srtest --dir "$T/no-such-dir" --config "$CLI_CONF" 2>&1 || true)
     check "secureroom (the tool) in German: an error names the missing directory in German" \
         all "[[ \"\$german\" == *'$T/no-such-dir existiert nicht'* ]]"

@@ -15,6 +15,7 @@
 # Usage, at the top of an item:  ITEM=crash; source "$(dirname "$0")/common.sh" "$@"
 # (common.sh sources prelude.sh, which handles the arguments, root and the report file.)
 
+# shellcheck source=Tests/reliability/prelude.sh
 source "$(dirname "${BASH_SOURCE[0]}")/prelude.sh" "$@"
 
 ARTIFACTS=(pam_secureroom.so pam_secureroom_core.so secureroom secureroom-vault secureroom-pam-driver)

@@ -6,4 +6,5 @@
 # them) and at random times; no free guess, old-or-new PIN, records parse, as in crash.sh.
 ITEM=crash-tpm
 CRASH_TPM=1
+# shellcheck source=Tests/reliability/crash.sh
 source "$(dirname "$0")/crash.sh" "$@"

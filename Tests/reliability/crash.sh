@@ -49,6 +49,7 @@ set -euo pipefail
 # SPDX-License-Identifier: Apache-2.0
 ITEM=${ITEM:-crash}
 CRASH_TPM=${CRASH_TPM:-0}
+# shellcheck source=Tests/reliability/common.sh
 source "$(dirname "$0")/common.sh" "$@"
 need_packages strace
 RANDOM_KILLS=$([ "$LONG" -eq 1 ] && echo 400 || echo 40)
@@ -67,7 +68,7 @@ COUNTER=$(argon2_counter) || exit 2
 export ARGON2_COUNTER_FILE=$W/argon2-count
 export HOME=/root
 VAULT_FILE=$W/vault/vault.sqlite
-mkdir -p -m 0700 "$W/vault"
+install -d -m 0700 "$W/vault"
 
 DAEMON_PIN=7391
 set_pin daemon "$DAEMON_PIN"
@@ -94,7 +95,7 @@ for ((i = 1; i <= 5; i++)); do
 done
 
 kills=0 completed=0 killed_after_argon2=0
-declare -A KILLED=() DONE=() BAD=()
+declare -A KILLED=() FINISHED=() BAD=()
 # prelude's check calls this: the tally per operation, and where the kill was.
 violation() {
   violations=$((violations + 1)); BAD[$operation]=$((${BAD[$operation]:-0} + 1))
@@ -279,7 +280,7 @@ attempt() {
   if [ "$killed" -eq 1 ]; then
     kills=$((kills + 1)); KILLED[$operation:$how]=$((${KILLED[$operation:$how]:-0} + 1))
   else
-    completed=$((completed + 1)); DONE[$operation:$how]=$((${DONE[$operation:$how]:-0} + 1))
+    completed=$((completed + 1)); FINISHED[$operation:$how]=$((${FINISHED[$operation:$how]:-0} + 1))
   fi
 }
 
@@ -330,7 +331,7 @@ emit
 emit "| operation | syscall points | killed there | random kills | random window (ms) | runs completed | violations |"
 emit "|---|---:|---:|---:|---:|---:|---:|"
 for operation in "${OPERATIONS[@]}"; do
-  emit "| $operation | ${SWEPT[$operation]} | ${KILLED[$operation:syscall]:-0} | ${KILLED[$operation:random]:-0} | ${WINDOW[$operation]} | $((${DONE[$operation:trace]:-0} + ${DONE[$operation:syscall]:-0} + ${DONE[$operation:random]:-0})) | ${BAD[$operation]:-0} |"
+  emit "| $operation | ${SWEPT[$operation]} | ${KILLED[$operation:syscall]:-0} | ${KILLED[$operation:random]:-0} | ${WINDOW[$operation]} | $((${FINISHED[$operation:trace]:-0} + ${FINISHED[$operation:syscall]:-0} + ${FINISHED[$operation:random]:-0})) | ${BAD[$operation]:-0} |"
 done
 swept=0 syscall_kills=0 random_kills=0
 for operation in "${OPERATIONS[@]}"; do

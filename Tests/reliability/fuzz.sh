@@ -20,6 +20,7 @@ set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 ITEM=fuzz
+# shellcheck source=Tests/reliability/prelude.sh
 source "$(dirname "$0")/prelude.sh" "$@"
 seconds=${FUZZ_SECONDS:-$([ "$LONG" -eq 1 ] && echo 600 || echo 10)}
 
@@ -55,6 +56,7 @@ fuzzers=(
 # `--sanitize fuzzer` is still needed: it stops SwiftPM renaming `main` (libFuzzer's).
 echo "fuzz: building Fuzz/ (debug, -sanitize=fuzzer,address)"
 build_start=$(date +%s)
+# shellcheck disable=SC2054  # the comma is part of -sanitize=fuzzer,address
 build=(swift build --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address)
 # An incremental build of Fuzz/ plans from its last build of the main package's sources:
 # after files were added, renamed or a target removed there, it fails ("missing inputs",

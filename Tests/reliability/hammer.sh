@@ -19,6 +19,7 @@ set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 ITEM=hammer
+# shellcheck source=Tests/reliability/common.sh
 source "$(dirname "$0")/common.sh" "$@"
 STORMS=$([ "$LONG" -eq 1 ] && echo 3 || echo 1)
 MIXED_USERS=$([ "$LONG" -eq 1 ] && echo 60 || echo 24)
@@ -110,7 +111,7 @@ right_failed=$(cat "$W"/codes/*.r.* | grep -cvx 0 || true)
 wrong_passed=$(cat "$W"/codes/*.w.* | grep -cvx 7 || true)
 check "[ $right_failed -eq 0 ]" "mixed: $right_failed right PINs were refused"
 check "[ $wrong_passed -eq 0 ]" "mixed: $wrong_passed wrong PINs did not end in PAM_AUTH_ERR"
-exact=0 inexact=0 cleared=0 relogin=0
+exact=0 inexact=0 cleared=0
 for ((u = 0; u < MIXED_USERS; u++)); do
   user=hammer$u kind=$((u % 3)) recorded=$(failures "hammer$u")
   case $kind in

@@ -21,6 +21,7 @@ set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 ITEM=hostile
+# shellcheck source=Tests/reliability/prelude.sh
 source "$(dirname "$0")/prelude.sh" "$@"
 # Beyond scripts/setup's list (unshare, setpriv): timeout (coreutils), pam_debug.so (libpam-modules).
 need_packages coreutils libpam-modules

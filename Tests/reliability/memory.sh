@@ -25,6 +25,7 @@ set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 ITEM=memory
+# shellcheck source=Tests/reliability/prelude.sh
 source "$(dirname "$0")/prelude.sh" "$@"
 if [ "$LONG" -eq 1 ]; then
   vg_count=1000 growth_count=20000 growth_warmup=1000 scan_count=3000

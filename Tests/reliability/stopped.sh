@@ -14,6 +14,7 @@ set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 ITEM=stopped
+# shellcheck source=Tests/reliability/common.sh
 source "$(dirname "$0")/common.sh" "$@"
 ROUNDS=$([ "$LONG" -eq 1 ] && echo 5 || echo 1)
 PIN=4739 OTHER_PIN=5826 LIMIT_MS=2500

@@ -27,9 +27,11 @@ set -euo pipefail
 # SPDX-FileCopyrightText: 2026 SecureRoom authors
 # SPDX-License-Identifier: Apache-2.0
 ITEM=timing
+# shellcheck source=Tests/reliability/common.sh
 source "$(dirname "$0")/common.sh" "$@"
 ROUNDS=$([ "$LONG" -eq 1 ] && echo 60 || echo 15)
 PIN=4739
+# shellcheck disable=SC2034  # read by common.sh's configure
 FAST_KDF=()   # the default argon2 parameters: the real cost is what is compared
 COUNTER=$(argon2_counter)
 CASES=(enrolled unknown nopin)
