@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tests/package/cycle.sh — the Debian packages through install, use, upgrade, remove and
-# purge, in a throwaway Debian 12 root.
+# purge, in a throwaway Debian root: 12 "bookworm", or SR_CYCLE_RELEASE (trixie: the same
+# packages, built on bookworm, on Debian 13).
 #
 # What it proves
 #   * `apt install ./*.deb` installs libpam-secureroom and secureroom; the postinst made
@@ -38,10 +39,10 @@
 #     on disk outside the user's home (their vault file is theirs).
 #
 # How
-#   The root is made by mmdebstrap (bookworm, variant apt, with libpam-runtime,
+#   The root is made by mmdebstrap (the release, variant apt, with libpam-runtime,
 #   pamtester, passwd, login and the libraries the packages depend on, so apt needs no
-#   network afterwards) and cached as .build/package-root.tar (its package list beside
-#   it in .build/package-root.list; a different list makes it again). The tarball is
+#   network afterwards) and cached as .build/package-root-RELEASE.tar (its package list
+#   beside it in .tar.list; a different list makes it again). The tarball is
 #   unpacked in a temporary directory; the script then re-executes itself in a private
 #   mount namespace (unshare --mount --propagation private), mounts /proc and binds a
 #   few device nodes (/dev/null, zero, full, random, urandom, tty: not the host's /dev,
@@ -54,6 +55,7 @@
 #   UPGRADE_DIST  the same packages with a higher version (default .build/package/upgrade,
 #                 from scripts/package --version V --out .build/package/upgrade)
 #   SR_CYCLE_MIRROR  the Debian mirror for mmdebstrap (default http://deb.debian.org/debian)
+#   SR_CYCLE_RELEASE the Debian release of the root (default bookworm; trixie)
 #
 # Output is TAP-like ("ok N - ...", "not ok N - ..."), ending with "N passed, M failed".
 # Exit status: 0 all passed, 1 some failed, 2 could not run (not root, missing tools or
@@ -101,25 +103,31 @@ if [ "$inner" -eq 0 ]; then
     exit 2
   fi
 
+  release=${SR_CYCLE_RELEASE:-bookworm}
+  case $release in
+    bookworm) alternative='s/\|.*//' ;;     # the first: bookworm's names
+    trixie) alternative='s/.*\|//' ;;       # the last: trixie's (tpm2-tss's t64 names)
+    *) echo "cycle: SR_CYCLE_RELEASE=$release: bookworm or trixie" >&2; exit 2 ;;
+  esac
   # The root's packages: the tools of the test and every dependency of ours that is
-  # not ours (first alternative, no version), so installing needs no network.
+  # not ours (the release's alternative, no version), so installing needs no network.
   includes=(libpam-runtime pamtester passwd login)
   for deb in "${v1[@]}" "${v2[@]}"; do
     while read -r name; do
       case $name in libpam-secureroom | secureroom | "") ;; *) includes+=("$name") ;; esac
     done < <(dpkg-deb -f "$deb" Depends Pre-Depends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' \
-               | sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g')
+               | sed -E "$alternative"'; s/\(.*\)//; s/:any//; s/[[:space:]]//g')
   done
   list=$(printf '%s\n' "${includes[@]}" | sort -u | paste -sd, -)
   mkdir -p .build
-  tarball=$repo/.build/package-root.tar
+  tarball=$repo/.build/package-root-$release.tar
   if [ -f "$tarball" ] && [ "$(cat "$tarball.list" 2>/dev/null)" = "$list" ]; then
     echo "# root: $tarball (cached)"
   else
-    echo "# root: mmdebstrap bookworm (variant apt) with $list"
+    echo "# root: mmdebstrap $release (variant apt) with $list"
     mirror=${SR_CYCLE_MIRROR:-http://deb.debian.org/debian}
     rm -f "$tarball" "$tarball.list"
-    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$list" bookworm \
+    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$list" "$release" \
          "$tarball.tmp" "$mirror" >&2; then
       rm -rf "$tarball.tmp"
       echo "cycle: mmdebstrap failed" >&2
@@ -276,11 +284,38 @@ make_vault() {
     [ -f "$root/home/$TEST_USER/.local/share/secureroom/vault.sqlite" ]
 }
 # purge_answered_no: apt purge with debconf's teletype frontend and "no" typed at its
-# question: the question names the vault, and the state is kept.
+# question: the question names the vault, and the state is kept. apt runs on a terminal
+# (a pty of the host's python3) and "no" is typed once the question shows: trixie's
+# teletype frontend reads only a controlling terminal, and only after it asked.
 purge_answered_no() {
   local out
-  out=$(printf 'no\n' | chroot "$root" /usr/bin/env -i PATH="$PATH_IN_ROOT" HOME=/root LC_ALL=C.UTF-8 \
-          DEBIAN_FRONTEND=teletype apt-get purge -y libpam-secureroom secureroom 2>&1) || { echo "$out"; return 1; }
+  out=$(python3 - "$root" "$PATH_IN_ROOT" <<'PYTHON'
+import os, pty, select, sys, time
+root, path = sys.argv[1], sys.argv[2]
+pid, terminal = pty.fork()
+if pid == 0:
+    os.execv("/usr/sbin/chroot", ["chroot", root, "/usr/bin/env", "-i", "PATH=" + path, "HOME=/root",
+             "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=teletype", "apt-get", "purge", "-y",
+             "libpam-secureroom", "secureroom"])
+seen, answered, deadline = b"", False, time.monotonic() + 300
+while time.monotonic() < deadline:
+    if select.select([terminal], [], [], 1)[0]:
+        try:
+            data = os.read(terminal, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        seen += data
+        question = seen.find(b"Delete every PIN")
+        if not answered and question >= 0 and b"?" in seen[question:]:
+            time.sleep(0.5)  # the rest of the prompt, then the frontend reads
+            os.write(terminal, b"no\n")
+            answered = True
+sys.stdout.write(seen.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PYTHON
+  ) || { echo "$out"; return 1; }
   echo "$out"
   grep -q "Delete every PIN and the vaults' recovery records?" <<<"$out" &&
     grep -q "kept /var/lib/secureroom" <<<"$out"
