@@ -287,6 +287,9 @@ stall_cgroup() {
     mount=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
     [ -n "$mount" ] || die "no cgroup v2 hierarchy is mounted (case i needs its freezer)"
     CGROUP=$mount/sr-e2e-stall-$$
+    # A copy the caller can read: the checkout may be private (a 0700 home, /root).
+    install -d -m 0755 "$T/bin"
+    install -m 0644 "$REPO/Tests/e2e/stall-holder.py" "$T/bin/stall-holder.py"
     mkdir "$CGROUP" || die "cannot create $CGROUP"
     chown "$NOPIN_UID:$NOPIN_UID" "$CGROUP" "$CGROUP/cgroup.procs" "$CGROUP/cgroup.threads" \
         "$CGROUP/cgroup.subtree_control"
@@ -311,19 +314,19 @@ start_stall() {
     coproc STALL {
         sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP" \
             setpriv --reuid="$uid" --regid="$uid" --init-groups --reset-env \
-            python3 "$REPO/Tests/e2e/stall-holder.py" "$kind" "$WRONG_PIN" "$CGROUP" "${command[@]}" \
+            python3 "$T/bin/stall-holder.py" "$kind" "$WRONG_PIN" "$CGROUP" "${command[@]}" \
             2>>"$T/log/stall-$kind.err"
     }
     STALLED=
-    [ -n "${STALL[0]:-}" ] && { read -r -t 120 -u "${STALL[0]}" STALLED || STALLED=; }
+    if [ -n "${STALL[0]:-}" ]; then read -r -t 120 -u "${STALL[0]}" STALLED || STALLED=; fi
 }
 
 # wake_stall: undoes the stall; ENDED is su's exit status as its shell saw it (137: killed).
 wake_stall() {
     ENDED=
-    [ -n "${STALL[1]:-}" ] && echo wake >&"${STALL[1]}"
-    [ -n "${STALL[0]:-}" ] && { read -r -t 60 -u "${STALL[0]}" _ ENDED || ENDED=; }
-    [ -n "${STALL_PID:-}" ] && { wait "$STALL_PID" 2>/dev/null || true; }
+    if [ -n "${STALL[1]:-}" ]; then echo wake >&"${STALL[1]}"; fi
+    if [ -n "${STALL[0]:-}" ]; then read -r -t 60 -u "${STALL[0]}" _ ENDED || ENDED=; fi
+    if [ -n "${STALL_PID:-}" ]; then wait "$STALL_PID" 2>/dev/null || true; fi
 }
 
 stalled() { [[ "$STALLED" == stalled* ]]; }
