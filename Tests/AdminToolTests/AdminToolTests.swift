@@ -234,33 +234,19 @@ final class AdminToolTests: XCTestCase {
         try sandbox.probeService()
         XCTAssertEqual(try sandbox.pam(user: user, responses: ["1111"]).code, PAMCode.authError)
         let lock = sandbox.state + "/users/\(user).lock"
-        // One process that takes the lock and keeps it (flock(1) would share it with a child).
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = [
-            "-c", "import fcntl, sys, time; f = open(sys.argv[1]); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(60)", lock,
-        ]
-        try holder.run()
-        defer { if holder.isRunning { holder.terminate() } }
-        // Until the holder has it: a try of our own fails.
-        for _ in 0..<100 {
-            let probe = open(lock, O_RDONLY | O_CLOEXEC)
-            defer { close(probe) }
-            if flock(probe, LOCK_EX | LOCK_NB) != 0 { break }
-            flock(probe, LOCK_UN)
-            usleep(50_000)
-        }
+        let holder = try LockHolderProcess(path: lock)
+        defer { holder.stop() }
         let started = Date()
         let reset = try sandbox.cli(["reset", user])
         let took = Date().timeIntervalSince(started)
         XCTAssertEqual(reset.status, 0, reset.errorOutput)
         XCTAssertTrue(
             reset.errorOutput.hasSuffix(
-                "secureroom: ended pid \(holder.processIdentifier) (python3), which held \(lock) for 5 s\n"),
+                "secureroom: ended pid \(holder.process.processIdentifier) (python3), which held \(lock) for 5 s\n"),
             reset.errorOutput)
-        holder.waitUntilExit()
-        XCTAssertEqual(holder.terminationReason, .uncaughtSignal)
-        XCTAssertEqual(holder.terminationStatus, SIGKILL)
+        holder.process.waitUntilExit()
+        XCTAssertEqual(holder.process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(holder.process.terminationStatus, SIGKILL)
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0)
         XCTAssertLessThan(took, 10.0, "5 s of patience, then the holder ends at once")
     }

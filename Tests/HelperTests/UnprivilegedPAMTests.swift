@@ -59,6 +59,25 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(try stage.pam(as: uid, user: user, responses: ["6028"]).code, PAMCode.success)
     }
 
+    /// The caller's records locked by another process past the patience (a stalled su,
+    /// say): the helper answers `busy`, the user is told, nothing is counted, and the
+    /// stack may go on (PAM_AUTHINFO_UNAVAIL).
+    func testRecordsLockedElsewhereAreToldAndNothingIsCounted() throws {
+        let stage = try stage()
+        let holder = try LockHolderProcess(path: stage.sandbox.state + "/users/\(user).lock")
+        let result = try stage.pam(as: uid, user: user, responses: [pin])
+        holder.stop()
+        XCTAssertEqual(result.code, PAMCode.authInfoUnavailable, result.process.output)
+        XCTAssertEqual(
+            result.errors,
+            ["The PIN cannot be checked now: another process holds its records. Nothing was counted."])
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 0)
+        XCTAssertTrue(
+            stage.logLines().contains { $0.contains("secureroom-helper") && $0.contains("gave up for uid 1") },
+            "\(stage.logLines())")
+        XCTAssertEqual(try stage.pam(as: uid, user: user, responses: [pin]).code, PAMCode.success, "once it is free")
+    }
+
     func testWrongPINFailsAndCounts() throws {
         let stage = try stage()
         let result = try stage.pam(as: uid, user: user, responses: ["1357"])
