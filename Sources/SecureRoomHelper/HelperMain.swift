@@ -103,6 +103,9 @@ enum HelperMain {
         } catch SecureRoomError.tpm(let problem) {
             SystemLog.log(LOG_NOTICE, "refused uid \(caller): \(problem) (nothing counted)", event: .unavailable)
             return .tpm(problem)
+        } catch SecureRoomError.busy(let path, let seconds, let holder) {
+            SystemLog.notice("gave up for uid \(caller): \(path) still locked by \(holder) after \(seconds) s")
+            return .busy
         } catch SecureRoomError.changedConcurrently(let user) {
             SystemLog.notice("refused uid \(caller): the PIN of \(user) changed meanwhile (nothing written)")
             return .refused(translate("your PIN was set or changed meanwhile; nothing was written"))

@@ -156,6 +156,10 @@ public struct HelperClient: PINAuthority {
         case .refused(let reason): throw SecureRoomError.helperRefused(reason)
         case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
+        case .busy:
+            throw SecureRoomError.busy(
+                path: "the caller's records (\(path))", seconds: ProtectedDirectory.lockPatience,
+                holder: "another process")
         case .denied(let reason): throw SecureRoomError.passwordNotAccepted(reason)
         case .vaultState, .pinState:
             throw SecureRoomError.helperFailed("\(path) answered a state to a PIN request: \(reply.line)")

@@ -84,6 +84,9 @@ public enum HelperProtocol {
         case tpmUnavailable = 7
         /// `enrol`: the password (the PAM service secureroom-enrol) was not accepted.
         case denied = 8
+        /// The caller's records stayed locked by another process past the patience (a
+        /// stalled holder, docs/DESIGN.md §4): nothing more was counted.
+        case busy = 9
     }
 }
 
@@ -106,6 +109,8 @@ public enum HelperReply {
     case vaultState(VaultState)
     /// `pin-state`: the caller's PIN state.
     case pinState(PINState)
+    /// The caller's records stayed locked by another process; nothing more was counted.
+    case busy
 
     /// The exit status that goes with this reply.
     public var exitStatus: HelperProtocol.ExitStatus {
@@ -119,6 +124,7 @@ public enum HelperReply {
         case .failed: return .failure
         case .tpm: return .tpmUnavailable
         case .denied: return .denied
+        case .busy: return .busy
         case .vaultState, .pinState: return .success
         }
     }
@@ -134,6 +140,7 @@ public enum HelperReply {
         case .rejected(let reason): return "rejected " + Self.printable(reason)
         case .refused(let reason): return "refused " + Self.printable(reason)
         case .failed: return "error"
+        case .busy: return "busy"
         case .tpm(.lockedOut(let seconds)): return "tpm locked-out \(seconds)"
         case .tpm(.shareSpent(let seconds)): return "tpm share-spent \(seconds)"
         case .tpm(.unreachable): return "tpm unreachable"
@@ -157,6 +164,7 @@ public enum HelperReply {
         case ("success", 1): self = .checked(.success(.init(vaultKey: nil)))
         case ("not-enrolled", 1): self = .checked(.notEnrolled)
         case ("error", 1): self = .failed
+        case ("busy", 1): self = .busy
         case ("incorrect", 2):
             guard let status = Self.decode(rest) else { return nil }
             self = .checked(.incorrect(status))
