@@ -28,16 +28,26 @@ struct PAMHandle {
     /// Prompts with echo off and returns the response as a PIN of `format`.
     /// The response buffer is wiped and freed here; only `SecretBytes` leaves.
     func promptPIN(_ prompt: String, format: PINFormat) throws -> SecretBytes {
+        try withSecretAnswer(to: prompt) { response in
+            guard let response else {
+                throw ModuleResult(code: PAM_CONV_ERR, log: "conversation returned no answer to the prompt")
+            }
+            return try format.pin(fromCString: UnsafePointer(response))
+        }
+    }
+
+    /// Prompts with echo off and hands the answer (nil: none) to `body`; the buffer is
+    /// wiped and freed when `body` returns or throws.
+    private func withSecretAnswer<T>(
+        to prompt: String, _ body: (UnsafeMutablePointer<CChar>?) throws -> T
+    ) throws -> T {
         var response: UnsafeMutablePointer<CChar>?
         let code = sr_pam_prompt_secret(raw, prompt, &response)
         defer { sr_pam_drop_response(response) }
         guard code == PAM_SUCCESS else {
             throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed: \(describe(code))")
         }
-        guard let response else {
-            throw ModuleResult(code: PAM_CONV_ERR, log: "conversation returned no answer to the prompt")
-        }
-        return try format.pin(fromCString: UnsafePointer(response))
+        return try body(response)
     }
 
     /// What the one field of `pin_or_password` was answered with.
@@ -54,21 +64,17 @@ struct PAMHandle {
     /// field"): an answer of exactly `format`'s digits is the PIN; any other non-empty
     /// answer becomes PAM_AUTHTOK, from the conversation's buffer, which is then wiped.
     func promptPINOrPassword(_ prompt: String, format: PINFormat) throws -> FieldAnswer {
-        var response: UnsafeMutablePointer<CChar>?
-        let code = sr_pam_prompt_secret(raw, prompt, &response)
-        defer { sr_pam_drop_response(response) }
-        guard code == PAM_SUCCESS else {
-            throw ModuleResult(code: PAM_CONV_ERR, log: "conversation failed: \(describe(code))")
-        }
-        guard let response, response.pointee != 0 else { return .empty }
-        do {
-            return .pin(try format.pin(fromCString: UnsafePointer(response)))
-        } catch SecureRoomError.malformedPIN {
-            let set = sr_pam_set_authtok(raw, response)
-            guard set == PAM_SUCCESS else {
-                throw ModuleResult(code: PAM_SYSTEM_ERR, log: "cannot hand the password on: \(describe(set))")
+        try withSecretAnswer(to: prompt) { response in
+            guard let response, response.pointee != 0 else { return .empty }
+            do {
+                return .pin(try format.pin(fromCString: UnsafePointer(response)))
+            } catch SecureRoomError.malformedPIN {
+                let set = sr_pam_set_authtok(raw, response)
+                guard set == PAM_SUCCESS else {
+                    throw ModuleResult(code: PAM_SYSTEM_ERR, log: "cannot hand the password on: \(describe(set))")
+                }
+                return .handedOn
             }
-            return .handedOn
         }
     }
 

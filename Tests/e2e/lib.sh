@@ -97,6 +97,9 @@
 #   read_rc                    RC = the exit status from PANE's marker line (if shown)
 #   capture PANE, pane_has PANE RE, wait_for PANE RE, type_line PANE TEXT, done_pane
 #   predicates: rc_is, rc_failed, out_is, out_empty, shows, not_shows (on RC, OUT, PANE)
+#   locker_alive, locker_reap, stop_locker   a locker started in a session of its own,
+#                              LOCKER_PID: whether it runs; reap it (LOCKER_RC its status);
+#                              end its session and reap it
 #
 # Variables it sets: REPO, SELF, T (work dir), SOCK (tmux socket), STATE (enrol), N, PASS,
 # FAIL, COMPLETE, PANE, RC, OUT (the file the case's command writes; set by the caller).
@@ -547,6 +550,15 @@ wait_for() {
 
 type_line() { tmux_ send-keys -t "$1" -l -- "$2"; tmux_ send-keys -t "$1" Enter; }
 done_pane() { tmux_ kill-window -t "$PANE" >/dev/null 2>&1 || true; }
+
+# ---- a locker in a session of its own (LOCKER_PID, LOCKER_RC) ------------------------------
+locker_alive() { [ -n "$LOCKER_PID" ] && kill -0 "$LOCKER_PID" 2>/dev/null; }
+stop_locker() {
+    [ -n "$LOCKER_PID" ] || return 0
+    kill -- "-$LOCKER_PID" 2>/dev/null || true
+    locker_reap
+}
+locker_reap() { LOCKER_RC=0; wait "$LOCKER_PID" 2>/dev/null || LOCKER_RC=$?; LOCKER_PID=; }
 
 # Predicates used with check.
 rc_is()     { [ "$RC" = "$1" ]; }

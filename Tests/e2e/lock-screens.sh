@@ -247,9 +247,7 @@ as_user() {
         LANG=C.UTF-8 PATH=/usr/bin:/bin "$@"
 }
 
-locker_alive() { [ -n "$LOCKER_PID" ] && kill -0 "$LOCKER_PID" 2>/dev/null; }
-locker_reap() { LOCKER_RC=0; wait "$LOCKER_PID" 2>/dev/null || LOCKER_RC=$?; LOCKER_PID=; }
-# stop_locker: the locker's session (setsid made its pid the group id; xsecurelock's
+# stop_locker (lib.sh's, made thorough): the locker's session (setsid made its pid the group id; xsecurelock's
 # children start groups of their own, which the sweep of the user's processes (by real
 # uid) below catches), TERM then KILL.
 stop_locker() {

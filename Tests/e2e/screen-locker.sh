@@ -198,13 +198,6 @@ start_locker() {
     return 1
 }
 
-locker_alive() { [ -n "$LOCKER_PID" ] && kill -0 "$LOCKER_PID" 2>/dev/null; }
-stop_locker() {
-    [ -n "$LOCKER_PID" ] || return 0
-    kill -- "-$LOCKER_PID" 2>/dev/null || true
-    locker_reap
-}
-locker_reap() { LOCKER_RC=0; wait "$LOCKER_PID" 2>/dev/null || LOCKER_RC=$?; LOCKER_PID=; }
 count_in_log() { grep -c -- "$1" "$LOG" 2>/dev/null || true; }
 
 # type_secret SECRET: types it and Return, then waits for the outcome. OUTCOME=unlocked

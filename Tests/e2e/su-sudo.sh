@@ -208,17 +208,19 @@ PASSWORD_PROMPT_RE='[Pp]ass(word|wort)( for [^:]*)?:[[:space:]]*$'
 #   appears, then PASSWORD at a password prompt if one appears (without PASSWORD the
 #   window is left waiting there and RC stays "prompt"). Sets PANE, RC (exit code,
 #   "timeout" or "prompt"), SAW_PIN, SAW_PASSWORD. $OUT is the file CMD should write.
+#   PIN_RE and PASSWORD_RE, when set, are the two prompts instead (one_field).
 attempt() {
     local name=$1 uid=$2 cmd=$3 pin=$4 password=${5:-}
+    local pin_re=${PIN_RE:-$PIN_PROMPT_RE} password_re=${PASSWORD_RE:-$PASSWORD_PROMPT_RE}
     open_window "$name" "$uid" "$cmd"
     SAW_PIN=0 SAW_PASSWORD=0 RC=timeout
-    if wait_for "$PANE" "$PIN_PROMPT_RE|$PASSWORD_PROMPT_RE|$RC_RE"; then
-        if pane_has "$PANE" "$PIN_PROMPT_RE"; then
+    if wait_for "$PANE" "$pin_re|$password_re|$RC_RE"; then
+        if pane_has "$PANE" "$pin_re"; then
             SAW_PIN=1
             type_line "$PANE" "$pin"
-            wait_for "$PANE" "$PASSWORD_PROMPT_RE|$RC_RE" || true
+            wait_for "$PANE" "$password_re|$RC_RE" || true
         fi
-        if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$PASSWORD_PROMPT_RE"; then
+        if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$password_re"; then
             SAW_PASSWORD=1
             if [ -z "$password" ]; then RC=prompt; return 0; fi
             type_line "$PANE" "$password"
@@ -233,24 +235,7 @@ attempt() {
 ONE_FIELD_RE='^PIN or password:[[:space:]]*$'
 # pam_unix's own prompt on a line of its own (the one field's ends in "password:" too).
 UNIX_PASSWORD_RE='^Password:[[:space:]]*$'
-one_field() {
-    local name=$1 uid=$2 cmd=$3 answer=$4 password=${5:-}
-    open_window "$name" "$uid" "$cmd"
-    SAW_PIN=0 SAW_PASSWORD=0 RC=timeout
-    if wait_for "$PANE" "$ONE_FIELD_RE|$RC_RE"; then
-        if pane_has "$PANE" "$ONE_FIELD_RE"; then
-            SAW_PIN=1
-            type_line "$PANE" "$answer"
-            wait_for "$PANE" "$UNIX_PASSWORD_RE|$RC_RE" || true
-        fi
-        if ! pane_has "$PANE" "$RC_RE" && pane_has "$PANE" "$UNIX_PASSWORD_RE"; then
-            SAW_PASSWORD=1
-            if [ -z "$password" ]; then RC=prompt; return 0; fi
-            type_line "$PANE" "$password"
-        fi
-    fi
-    if wait_for "$PANE" "$RC_RE"; then read_rc; fi
-}
+one_field() { PIN_RE=$ONE_FIELD_RE PASSWORD_RE=$UNIX_PASSWORD_RE attempt "$@"; }
 
 # After a "not ok" line from check: the attempt's outcome and the pane.
 check_diagnostics() {

@@ -176,13 +176,6 @@ start_locker() {
     done
     return 1
 }
-locker_alive() { [ -n "$LOCKER_PID" ] && kill -0 "$LOCKER_PID" 2>/dev/null; }
-stop_locker() {
-    [ -n "$LOCKER_PID" ] || return 0
-    kill -- "-$LOCKER_PID" 2>/dev/null || true
-    locker_reap
-}
-locker_reap() { LOCKER_RC=0; wait "$LOCKER_PID" 2>/dev/null || LOCKER_RC=$?; LOCKER_PID=; }
 refusals() { grep -c 'pam_authenticate failed' "$LOG" 2>/dev/null || true; }
 marks() { if [ -f "$T/marks/password-module" ]; then grep -c . "$T/marks/password-module"; else echo 0; fi; }
 

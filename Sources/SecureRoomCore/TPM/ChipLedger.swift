@@ -76,9 +76,12 @@ struct ChipLedger {
     /// writes and holds an entry at a handle nothing names.
     func claim(for charge: Charge, on chip: TPMChip) throws -> Claim {
         try reap(charge.entry.user, on: chip)
-        guard case .user(let user) = charge else { return try write(charge, avoiding: []) }
+        let directory = try store.users()
+        guard case .user(let user) = charge else {
+            let (entries, named) = try snapshot(directory)
+            return try write(charge, avoiding: named.union(entries.keys), directory)
+        }
         return try store.withExclusiveLock(for: user) {
-            let directory = try store.users()
             let (entries, named) = try snapshot(directory)
             var dead = 0
             for (handle, entry) in entries
@@ -89,15 +92,17 @@ struct ChipLedger {
                 }
             }
             if dead >= Self.perUserLimit { throw SecureRoomError.tpm(.pruneNeeded) }
-            return try write(charge, avoiding: [])
+            return try write(charge, avoiding: named.union(entries.keys), directory)
         }
     }
 
     /// After NV_DefineSpace found `claim`'s handle taken (by anyone): moves the claim to
     /// another free handle, the new entry written before the old one goes.
     func move(_ claim: Claim) throws {
-        let moved = try write(claim.charge, avoiding: [claim.handle])
-        try store.users().remove(LedgerEntry.fileName(claim.handle))
+        let directory = try store.users()
+        let (entries, named) = try snapshot(directory)
+        let moved = try write(claim.charge, avoiding: named.union(entries.keys).union([claim.handle]), directory)
+        try directory.remove(LedgerEntry.fileName(claim.handle))
         claim.handle = moved.handle
         claim.file = moved.file
     }
@@ -221,12 +226,10 @@ struct ChipLedger {
         return found
     }
 
-    /// Writes and holds an entry for `charge` at a random handle that nothing names and
-    /// that is not in `avoiding`.
-    private func write(_ charge: Charge, avoiding: Set<UInt32>) throws -> Claim {
-        let directory = try store.users()
-        let (entries, named) = try snapshot(directory)
-        var taken = named.union(entries.keys).union(avoiding)
+    /// Writes and holds an entry for `charge` at a random handle not in `avoiding` (what
+    /// a `snapshot` found named, and more).
+    private func write(_ charge: Charge, avoiding: Set<UInt32>, _ directory: ProtectedDirectory) throws -> Claim {
+        var taken = avoiding
         for _ in 0..<1000 {
             let handle = UInt32.random(in: PinIndexBinding.handles)
             guard !taken.contains(handle) else { continue }
