@@ -4,6 +4,7 @@
 import ArgumentParser
 import Glibc
 import SecureRoomCore
+import SecureRoomProgramSupport
 
 /// Options every subcommand accepts: where the configuration and the state live.
 struct StateOptions: ParsableArguments {
@@ -34,11 +35,18 @@ struct StateOptions: ParsableArguments {
 
     /// The state store for the configuration in effect; a wait for a user's lock is told
     /// on standard error after a second, with the holder. Run by root, a command ends a
-    /// holder that keeps the lock past the patience (a user's stopped su, say).
+    /// holder that keeps the lock past the patience (a user's stopped su, say), and says so
+    /// on standard error and in syslog.
     func store() throws -> StateStore {
         let store = StateStore(configuration: try load())
         store.lockWaitNotice = { printError($0) }
-        store.endsStalledLockHolders = getuid() == 0
+        if getuid() == 0 {
+            store.stalledLockHoldersEnded = { ended in
+                printError(ended)
+                SystemLog.open(identity: "secureroom")
+                SystemLog.notice(ended)
+            }
+        }
         return store
     }
 }

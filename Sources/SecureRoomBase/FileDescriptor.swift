@@ -93,19 +93,20 @@ public final class FileDescriptor {
     /// `flock(2)` with LOCK_EX, waiting at most `seconds`: a holder that never lets go (a
     /// process stopped, frozen or starved by the user who started it) must not hang logins
     /// and administrators. Then, with `endingStalledHolders` (an administrator's command),
-    /// the holders are ended (`LockHolder.end`) and the lock waited for `seconds` more;
-    /// otherwise, and if it is still held then, `busy`. `notice`, if given, is told once,
-    /// after a second, who holds the lock, and which holders were ended.
+    /// the holders are ended (`LockHolder.end`), it is told which, and the lock waited for
+    /// `seconds` more; otherwise, and if it is still held then, `busy`. `notice`, if
+    /// given, is told once, after a second, who holds the lock.
     public func lockExclusively(
-        waitingAtMost seconds: Int, endingStalledHolders: Bool = false, notice: ((String) -> Void)? = nil
+        waitingAtMost seconds: Int, endingStalledHolders: ((String) -> Void)? = nil,
+        notice: ((String) -> Void)? = nil
     ) throws {
-        let plan = endingStalledHolders ? "ending it after" : "giving up after"
+        let plan = endingStalledHolders == nil ? "giving up after" : "ending it after"
         if try waitForLock(seconds: seconds, plan: plan, notice: notice) { return }
-        if endingStalledHolders {
+        if let report = endingStalledHolders {
             let info = try status()
             let ended = LockHolder.holders(of: info).filter { $0.pid != getpid() && $0.end(holding: info) }
             if !ended.isEmpty {
-                notice?(
+                report(
                     "ended \(ended.map(\.description).joined(separator: ", ")), which held \(path) for \(seconds) s")
                 if try waitForLock(seconds: seconds, plan: "", notice: nil) { return }
             }

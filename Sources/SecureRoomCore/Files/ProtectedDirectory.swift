@@ -238,10 +238,10 @@ public final class ProtectedDirectory {
     /// returns the open descriptor; the lock lasts until it is released or the process dies,
     /// so a killed process never leaves a stale lock behind. Gives up (`busy`) after
     /// `lockPatience` seconds, or, with `endingStalledHolders` (root's commands), ends the
-    /// holders then (`FileDescriptor.lockExclusively`); `notice` hears who holds it after a
-    /// second of waiting.
+    /// holders then and tells it which (`FileDescriptor.lockExclusively`); `notice` hears
+    /// who holds it after a second of waiting.
     public func lock(
-        _ name: String, endingStalledHolders: Bool = false, notice: ((String) -> Void)? = nil
+        _ name: String, endingStalledHolders: ((String) -> Void)? = nil, notice: ((String) -> Void)? = nil
     ) throws -> FileDescriptor {
         let file = try FileDescriptor.open(
             name, in: descriptor, flags: O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK,

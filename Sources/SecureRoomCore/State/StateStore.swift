@@ -25,11 +25,11 @@ public final class StateStore {
     /// Told once, after a second of waiting for a user's lock, who holds it (the tools
     /// print it; the module leaves it nil and its log line at giving up says it).
     public var lockWaitNotice: ((String) -> Void)?
-    /// Whether a lock still held after `ProtectedDirectory.lockPatience` is taken from its
-    /// holders by ending them: set for root's commands only (docs/DESIGN.md §4, "A stalled
-    /// holder"), which must complete whatever a user's process holds. A check never does:
-    /// it gives up and the stack goes on to the password.
-    public var endsStalledLockHolders = false
+    /// Set, a lock still held after `ProtectedDirectory.lockPatience` is taken from its
+    /// holders by ending them, each told here: for root's commands only (docs/DESIGN.md §4,
+    /// "A stalled holder"), which must complete whatever a user's process holds. A check
+    /// never does: it gives up and the stack goes on to the password.
+    public var stalledLockHoldersEnded: ((String) -> Void)?
     private let owner: uid_t
     private var cachedRoot: ProtectedDirectory?
     private var cachedUsers: ProtectedDirectory?
@@ -196,7 +196,7 @@ public final class StateStore {
     /// Runs `body` holding the lock of `file`'s tally.
     public func withExclusiveLock<T>(on file: TallyFile, _ body: () throws -> T) throws -> T {
         let lock = try users().lock(
-            file.lockName, endingStalledHolders: endsStalledLockHolders, notice: lockWaitNotice)
+            file.lockName, endingStalledHolders: stalledLockHoldersEnded, notice: lockWaitNotice)
         defer { withExtendedLifetime(lock) {} }
         return try body()
     }
