@@ -24,15 +24,13 @@ struct AccountCheck {
     /// Runs pam_sm_acct_mgmt and returns its PAM code.
     func run() throws -> Int32 {
         if call.pam.hasFlag(.pinExpired) { return try replaceExpiredPIN() }
-        guard !call.configuration.onlyExpired, let store = call.store, !call.ignoresTransaction()
+        guard !call.configuration.onlyExpired, call.authority.readsRecords, !call.ignoresTransaction()
         else { return PAM_IGNORE }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
         // This user's PIN was accepted on this handle moments ago: it is usable; nothing to read.
         if call.pam.pinAccepted(by: user) { return PAM_SUCCESS }
-        guard
-            let status = try PINVerifier(store: store).status(of: user)
-        else { return PAM_IGNORE }
+        guard let status = try call.authority.status(of: user) else { return PAM_IGNORE }
         return status.allowsAttempt ? PAM_SUCCESS : PAM_MAXTRIES
     }
 }
@@ -45,38 +43,30 @@ extension AccountCheck {
     func replaceExpiredPIN() throws -> Int32 {
         let (user, _) = try call.resolveUser()
         // Only the state itself marks a PIN as expired (`Authentication`): never without root.
-        guard let store = call.store, let credential = try store.credential(for: user), credential.mustChange != nil
-        else {
+        let replacement = try call.authority.replaceExpiredPIN(
+            of: user, vaultKey: call.pam.peekVaultKey(for: user), proof: call.pam.kept(.expiredPINCheck, for: user)
+        ) { refusing in
+            call.tell(localized("Your PIN has expired and must be changed now."))
+            return try NewPINEntry(call: call).read(tries: 3, refusing: refusing)
+        }
+        switch replacement {
+        case .notExpired:
             call.pam.clearFlag(.pinExpired)
             return PAM_IGNORE
-        }
-        let vaultKey = call.pam.peekVaultKey(for: user)
-        guard credential.vaultKey == nil || vaultKey != nil else {
+        case .vaultKeyNotUnlocked:
             throw ModuleResult(
                 code: PAM_PERM_DENIED,
                 log: "expired PIN of \(user) not changed: its vault key was not unlocked in this transaction")
-        }
-        call.tell(localized("Your PIN has expired and must be changed now."))
-        let check = call.pam.kept(.expiredPINCheck, for: user)
-        guard
-            let new = try NewPINEntry(call: call).read(
-                tries: 3,
-                refusing: { candidate in
-                    guard let check, (try? ExpiredPINCheck.matches(candidate, check, for: user, store: store)) == true
-                    else { return nil }
-                    let translate = Translation.english  // for the log; told through Localized.lookUp
-                    return translate("it is the PIN you were given; choose your own")
-                })
-        else {
+        case .abandoned:
             throw ModuleResult(
                 code: PAM_PERM_DENIED, log: "expired PIN of \(user) not changed: no acceptable new PIN in 3 tries",
                 priority: LOG_NOTICE)
+        case .replaced:
+            call.pam.clearFlag(.pinExpired)
+            call.pam.drop(.expiredPINCheck)
+            call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")
+            call.inform(localized("PIN changed."))
+            return PAM_SUCCESS
         }
-        try PINAdministration(store: store).setPIN(new, for: user, replacing: credential, vaultKey: vaultKey)
-        call.pam.clearFlag(.pinExpired)
-        call.pam.drop(.expiredPINCheck)
-        call.pam.log(LOG_NOTICE, "expired PIN of \(user) changed\(call.originFields)")
-        call.inform(localized("PIN changed."))
-        return PAM_SUCCESS
     }
 }

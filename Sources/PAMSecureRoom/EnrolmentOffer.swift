@@ -33,18 +33,19 @@ struct EnrolmentOffer {
 
     private func offer() throws {
         let configuration = call.configuration
-        guard let store = call.store else {
+        let authority = call.authority
+        guard authority.readsRecords else {
             return call.debug("enrolment needs root (the state is root's); not offered")
         }
         if call.ignoresTransaction() { return }
         let (user, uid) = try call.resolveUser()
         guard let uid, !call.isExempt(uid) else { return }
-        guard try store.credential(for: user) == nil else { return }
+        guard case .none = try authority.standing(of: user) else { return }
         if let group = configuration.enrolGroup, !user.isMember(ofGroup: group) {
             return call.debug("\(user) is not in group \(UserName.quoted(group)) (enrol_group); not offered")
         }
         let now = SystemClock().now().wallSeconds
-        if configuration.enrol == .offer, let declined = try store.offer(for: user),
+        if configuration.enrol == .offer, let declined = try authority.enrolmentDeclined(by: user),
             !declined.allowsOffer(at: now, snooze: configuration.enrolSnooze)
         {
             return call.debug(
@@ -66,7 +67,7 @@ struct EnrolmentOffer {
         // TRANSLATORS: the answers that accept the offer "[y/N]", besides "y" and "yes".
         let yes = ["y", "yes", localized("y"), localized("yes")]
         guard yes.contains(Substring(answer).trimmingSpaces().lowercased()) else {
-            if configuration.enrol == .offer { try PINAdministration(store: store).declineOffer(for: user) }
+            if configuration.enrol == .offer { try authority.declineEnrolment(by: user) }
             call.pam.log(LOG_INFO, "PIN enrolment declined by \(user)")
             call.inform(localized("No PIN created. You can create one later with 'secureroom enrol'."))
             return
@@ -76,7 +77,7 @@ struct EnrolmentOffer {
             call.inform(localized("No PIN created. You can try again with 'secureroom enrol'."))
             return
         }
-        let vault = try PINAdministration(store: store).enrol(pin, for: user, vault: configuration.enrolVault)
+        let vault = try authority.enrolAtLogin(pin, for: user, vault: configuration.enrolVault)
         call.pam.log(
             LOG_NOTICE,
             "PIN created by \(user) at login (service "

@@ -6,7 +6,8 @@ import Glibc
 import SecureRoomCore
 
 /// One call into the module: the handle, the flags, the options parsed once, and the
-/// state store. `run` turns whatever happens inside into a PAM code and syslog line.
+/// authority over the records. `run` turns whatever happens inside into a PAM code, a
+/// syslog line and what the user is told.
 struct ModuleCall {
     /// The libpam handle.
     let pam: PAMHandle
@@ -14,10 +15,18 @@ struct ModuleCall {
     let flags: Int32
     /// Options: the config file, then the module arguments.
     let configuration: Configuration
-    /// The records, when this process may touch them (root). Nil means every check goes
-    /// through secureroom-helper and the glue reads nothing itself: the one place that
-    /// decides between the two (docs/DESIGN.md §3).
-    let store: StateStore?
+    /// The module's one door to the records: the state itself as root, secureroom-helper
+    /// otherwise. Built here and only here, the one place that decides between the two
+    /// (docs/DESIGN.md §6); no other file of the module can reach the state.
+    let authority: any PINAuthority
+
+    private init(pam: PAMHandle, flags: Int32, configuration: Configuration) {
+        self.pam = pam
+        self.flags = flags
+        self.configuration = configuration
+        let store = LocalPINAuthority.isAvailable ? StateStore(configuration: configuration) : nil
+        authority = pinAuthority(reachable: store, configuration: configuration)
+    }
 
     /// Parses the options and runs `body`, mapping every error in one place.
     /// Never traps: the host is sudo, sshd or login.
@@ -50,23 +59,35 @@ struct ModuleCall {
                 }
                 return PAM_IGNORE
             }
-            let store = LocalPINAuthority.isAvailable ? StateStore(configuration: configuration) : nil
-            if store == nil { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
-            let made = ModuleCall(pam: pam, flags: flags, configuration: configuration, store: store)
+            let made = ModuleCall(pam: pam, flags: flags, configuration: configuration)
+            if !made.authority.readsRecords { warnAboutOptionsTheHelperIgnores(arguments, pam: pam) }
             call = made
             return try body(made)
         } catch {
-            let result = ModuleResult(for: error, user: call?.currentUser)
+            // Only a PIN check's: a session or account step's failure is no PIN outcome.
+            let check = group == "auth" || group == "chauthtok"
+            let result = ModuleResult(
+                for: error, user: call?.currentUser, origin: check ? call?.originFields ?? "" : "")
             if let line = result.log {
-                // Only a PIN check's: a session or account step's failure is no PIN outcome.
-                let check = group == "auth" || group == "chauthtok"
                 pam.log(
-                    result.priority, line, event: check && result.code == PAM_AUTHINFO_UNAVAIL ? .unavailable : nil,
+                    result.priority, line,
+                    event: result.event ?? (check && result.code == PAM_AUTHINFO_UNAVAIL ? .unavailable : nil),
                     user: call?.currentUser)
+            }
+            if let call, group == "auth", call.asksForPIN {
+                switch result.message {
+                case .error(let text)?: call.tell(text)
+                case .info(let text)?: call.inform(text)
+                case nil: break
+                }
             }
             return result.code
         }
     }
+
+    /// Whether this `auth` line asks for a PIN: not the lines after the primary
+    /// authentication (`authsucc`, `enrol=`), whose failures the user is not told of.
+    var asksForPIN: Bool { !configuration.authSucceeded && configuration.enrol == .off }
 
     /// Options that only change this process's behaviour; every other option (the state,
     /// the policy, `conf=` itself) is read by secureroom-helper from the config file.
@@ -86,9 +107,6 @@ struct ModuleCall {
             "running without root: secureroom-helper reads \(Configuration.defaultConfigPath) "
                 + "and ignores the module arguments \(ignored.joined(separator: ", "))")
     }
-
-    /// Where PINs are checked: here as root, by secureroom-helper otherwise.
-    var authority: any PINAuthority { pinAuthority(reachable: store, configuration: configuration) }
 
     /// Prompts for a PIN of the configured form; tells the user when the input is not one.
     func promptPIN(_ prompt: String) throws -> SecretBytes {

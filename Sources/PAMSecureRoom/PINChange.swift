@@ -17,11 +17,11 @@ struct PINChange {
         guard let uid, !call.isExempt(uid) else { return PAM_IGNORE }
         if call.has(PAM_PRELIM_CHECK) {
             // Without root only the helper can tell whether there is a PIN; it will say so.
-            let hasNoPIN = try call.store.map { try $0.credential(for: user) == nil } ?? false
-            return hasNoPIN ? PAM_IGNORE : PAM_SUCCESS
+            if case .none = try call.authority.standing(of: user) { return PAM_IGNORE }
+            return PAM_SUCCESS
         }
         let entry = try NewPINEntry(call: call)
-        let outcome: PINVerifier.Outcome
+        let outcome: PINOutcome
         do {
             outcome = try call.authority.change(user, current: { try call.promptPIN(localized("Current PIN: ")) }) {
                 current in

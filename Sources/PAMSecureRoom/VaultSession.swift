@@ -37,15 +37,15 @@ struct VaultSession {
         let user = try UserName(try call.pam.user())
         do {
             let unlocked = try unlockStashedKey(for: user)
-            guard let store = call.store else { return unlocked ? PAM_SUCCESS : PAM_IGNORE }
+            guard call.authority.readsRecords else { return unlocked ? PAM_SUCCESS : PAM_IGNORE }
             // After a PIN accepted on this handle the credential is not read again: the user
             // has a PIN, and the vault key it opens, if any, was just unlocked.
             let vaultLeftLocked: Bool
             if call.pam.pinAccepted(by: user) {
                 vaultLeftLocked = false
             } else {
-                guard let credential = try store.credential(for: user) else { return PAM_IGNORE }
-                vaultLeftLocked = !unlocked && credential.vaultKey != nil
+                guard case .enrolled(let vaultKey) = try call.authority.standing(of: user) else { return PAM_IGNORE }
+                vaultLeftLocked = !unlocked && vaultKey
             }
             let sessions = try SessionCounter(path: call.configuration.sessionDirectory).open(for: user, by: try host())
             call.debug("session \(sessions) opened for \(user)")
@@ -63,10 +63,10 @@ struct VaultSession {
 
     /// pam_sm_close_session: the user's last session to close locks the vault.
     func close() throws -> Int32 {
-        guard let store = call.store else { return PAM_IGNORE }
+        guard call.authority.readsRecords else { return PAM_IGNORE }
         let user = try UserName(try call.pam.user())
         do {
-            guard try store.credential(for: user) != nil else { return PAM_IGNORE }
+            guard case .enrolled = try call.authority.standing(of: user) else { return PAM_IGNORE }
             let left = try SessionCounter(path: call.configuration.sessionDirectory).close(for: user, by: try host())
             call.debug("session closed for \(user), \(left) still open")
             if left == 0, try keyring(of: user)?.remove() == true {
@@ -106,7 +106,7 @@ struct VaultSession {
         guard let vaultKey = call.pam.takeVaultKey(for: user) else { return false }
         guard let keyring = keyring(of: user) else { return false }
         let timeout = call.configuration.vaultTimeout
-        if call.store != nil {
+        if call.authority.readsRecords {
             try keyring.store(vaultKey, timeout: timeout, sessionBound: true)
         } else {
             let sessions = SessionCounter(path: call.configuration.sessionDirectory)

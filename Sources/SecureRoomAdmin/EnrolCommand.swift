@@ -49,7 +49,7 @@ struct EnrolCommand: ParsableCommand {
             }
             let user = try UserName(try invokingUser())
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
-            let (_, recoveryKey) = try HelperClient(path: configuration.helperPath).enrol(
+            let (_, recoveryKey) = try HelperClient(configuration: configuration).enrol(
                 user, replace: replace,
                 converse: { line in
                     switch line {

@@ -121,7 +121,7 @@ struct StatusCommand: ParsableCommand {
         if state.dir != nil || state.config != nil { try refuse("--dir and --config need root") }
         let name = try UserName(invoking)
         let configuration = try state.store().configuration
-        let helper = HelperClient(path: configuration.helperPath)
+        let helper = HelperClient(configuration: configuration)
         let report = UserStatus(
             user: name, pin: try helper.pinState(of: name), vault: try helper.vaultState(of: name),
             now: SystemClock().now())

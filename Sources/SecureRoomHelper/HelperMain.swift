@@ -112,7 +112,7 @@ enum HelperMain {
         } catch SecureRoomError.passwordFirst(let user) {
             SystemLog.notice(
                 "refused uid \(caller): \(user) has not logged in with the password since boot (password_first)")
-            return .refused(Messages.passwordFirst)
+            return .passwordFirst
         } catch SecureRoomError.pinLengthChanged(let user, let digits, let configured) {
             SystemLog.notice(
                 "refused uid \(caller): the PIN of \(user) has \(digits) digits, digits=\(configured) (nothing counted)"

@@ -45,7 +45,7 @@ func systemConfiguration() throws -> SecureRoomCore.Configuration {
 func vaultState(of user: UserName, _ configuration: Configuration) throws -> VaultState {
     LocalPINAuthority.isAvailable
         ? try VaultState.of(user, in: StateStore(configuration: configuration))
-        : try HelperClient(path: configuration.helperPath).vaultState(of: user)
+        : try HelperClient(configuration: configuration).vaultState(of: user)
 }
 
 /// Says why a PIN check through `PINAuthority` did not succeed, with its exit status

@@ -90,6 +90,23 @@ final class DocumentationTests: XCTestCase {
         XCTAssertEqual(drawn, declared, "docs/DESIGN.md §2's graph and Package.swift differ")
     }
 
+    /// The module's glue reaches the records through one door (docs/DESIGN.md §6): only
+    /// the file that builds the authority names the store or the core's checking and
+    /// writing types; every other file asks `ModuleCall.authority`.
+    func testTheModulesGlueReachesTheRecordsOnlyThroughTheAuthority() throws {
+        let glue = Artifacts.root + "/Sources/PAMSecureRoom"
+        let files = try FileManager.default.contentsOfDirectory(atPath: glue).filter { $0.hasSuffix(".swift") }
+        XCTAssertGreaterThanOrEqual(files.count, 8)
+        let builder = "ModuleCall.swift"
+        XCTAssertTrue(try text("Sources/PAMSecureRoom/\(builder)").contains("StateStore(configuration:"))
+        for file in files where file != builder {
+            let source = try text("Sources/PAMSecureRoom/\(file)")
+            for name in ["StateStore", "PINVerifier", "PINAdministration", "LocalPINAuthority", "ChipLedger"] {
+                XCTAssertFalse(source.contains(name), "\(file) names \(name)")
+            }
+        }
+    }
+
     /// docs/DESIGN.md §2 names every folder of the core (`Name/`).
     func testTheComponentsSectionNamesEveryFolderOfTheCore() throws {
         let core = Artifacts.root + "/Sources/SecureRoomCore"

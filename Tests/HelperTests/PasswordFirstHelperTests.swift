@@ -6,8 +6,8 @@ import SecureRoomTestSupport
 import XCTest
 
 /// `password_first=boot` for callers without root (a screen locker, `secureroom change`):
-/// the module reads the proof itself and asks for nothing; the helper, spoken to
-/// directly, refuses before "ready" and counts nothing.
+/// the module asks for nothing (the helper answers before any prompt); the helper, spoken to
+/// directly, replies `password-first` before "ready" and counts nothing.
 final class PasswordFirstHelperTests: XCTestCase {
     let user = "daemon", uid: UInt32 = 1
     let pin = "7391"
@@ -22,10 +22,11 @@ final class PasswordFirstHelperTests: XCTestCase {
         XCTAssertEqual(locker.prompts, [])
         let change = try stage.cli(as: uid, ["change", "--stdin"], input: "\(pin)\n6028\n")
         XCTAssertNotEqual(change.status, 0)
-        XCTAssertTrue(change.errorOutput.contains("Use your password"), change.errorOutput)
+        // The same words as root's `secureroom change` (the error's own text).
+        XCTAssertTrue(change.errorOutput.contains("only after a password login since"), change.errorOutput)
         let direct = try stage.helper(as: uid, ["verify", user], input: pin + "\n")
         XCTAssertEqual(direct.status, 5)
-        XCTAssertEqual(direct.lines.first?.hasPrefix("refused Use your password"), true, direct.output)
+        XCTAssertEqual(direct.lines, ["password-first"], "refused before 'ready'")
         XCTAssertEqual(try sandbox.status(user)["failures"] as? Int, 0, "nothing counted")
     }
 }

@@ -11,11 +11,20 @@ import Glibc
 public struct HelperClient: PINAuthority {
     /// The helper executable.
     public let path: String
+    /// The caller's options: `helper=` names `path`; `nopin=fail` without the state
+    /// spends the configured argon2 run (`checkWithoutPIN`). The helper reads its own.
+    public let configuration: Configuration
     /// How long to wait for each reply line (the helper runs argon2 at most once).
     static let replyTimeoutMilliseconds: Int32 = 120_000
 
-    /// A client for the helper at `path`.
-    public init(path: String) { self.path = path }
+    /// A client for the helper `helper=` names in `configuration`.
+    public init(configuration: Configuration) {
+        self.path = configuration.helperPath
+        self.configuration = configuration
+    }
+
+    /// See `PINAuthority.readsRecords`: false, the helper does.
+    public var readsRecords: Bool { false }
 
     /// See `PINAuthority.check`.
     public func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
@@ -54,6 +63,50 @@ public struct HelperClient: PINAuthority {
         }.outcome
     }
 
+    /// See `PINAuthority.status(of:)`: nil. (`pinState(of:)` asks the helper.)
+    public func status(of user: UserName) throws -> LockoutStatus? { nil }
+
+    /// See `PINAuthority.standing(of:)`: `.unknown`.
+    public func standing(of user: UserName) throws -> PINStanding { .unknown }
+
+    /// See `PINAuthority.checkWithoutPIN`: one argon2 run here (none if `prompted`: the
+    /// helper spent a decoy's), and what a first wrong PIN gets.
+    public func checkWithoutPIN(
+        _ user: UserName, prompted: Bool, pin: () throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome {
+        try PINVerifier.decoyWithoutState(prompted ? nil : try pin(), for: user, configuration: configuration)
+    }
+
+    /// See `PINAuthority.passwordAccepted(by:)`: nothing.
+    public func passwordAccepted(by user: UserName) throws -> PasswordAcceptance {
+        PasswordAcceptance(lifted: nil, proofNotRecorded: nil)
+    }
+
+    /// See `PINAuthority.acknowledgeVaultErasure`: nothing.
+    public func acknowledgeVaultErasure(_ erasure: CredentialRecord.VaultErasure, for user: UserName) throws {}
+
+    /// See `PINAuthority.expiredPINProof`: nil.
+    public func expiredPINProof(_ pin: SecretBytes, for user: UserName) throws -> SecretBytes? { nil }
+
+    /// See `PINAuthority.replaceExpiredPIN`: `.notExpired`, and nothing is asked.
+    public func replaceExpiredPIN(
+        of user: UserName, vaultKey: SecretBytes?, proof: SecretBytes?,
+        newPIN: (_ refusing: @escaping (SecretBytes) -> String?) throws -> SecretBytes?
+    ) throws -> ExpiredPINReplacement { .notExpired }
+
+    /// See `PINAuthority.enrolmentDeclined(by:)`: nil.
+    public func enrolmentDeclined(by user: UserName) throws -> OfferRecord? { nil }
+
+    /// See `PINAuthority.declineEnrolment(by:)`: nothing.
+    public func declineEnrolment(by user: UserName) throws {}
+
+    /// See `PINAuthority.enrolAtLogin`: refused.
+    public func enrolAtLogin(
+        _ pin: SecretBytes, for user: UserName, vault: Bool
+    ) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey)? {
+        throw SecureRoomError.helperRefused("a PIN is created at login only as root; use 'secureroom enrol'")
+    }
+
     /// Creates (or, with `replace`, replaces) the caller's own PIN: the helper first runs
     /// the PAM service secureroom-enrol, whose questions and messages `converse` answers
     /// and shows (an answer of nil abandons); only once the password is accepted is
@@ -85,7 +138,7 @@ public struct HelperClient: PINAuthority {
     ) throws -> State {
         let (reply, secrets) = try exchange(request, for: user) { [] }
         if let state = extract(reply) { return state }
-        _ = try result(of: reply, secrets: secrets)  // throws the reply's own error
+        _ = try result(of: reply, for: user, secrets: secrets)  // throws the reply's own error
         throw SecureRoomError.helperFailed("\(path) answered \(UserName.quoted(reply.line)) to \(request.rawValue)")
     }
 
@@ -95,7 +148,7 @@ public struct HelperClient: PINAuthority {
         pins: () throws -> [SecretBytes]
     ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
         let (reply, secrets) = try exchange(request, for: user, converse: converse, pins: pins)
-        return try result(of: reply, secrets: secrets)
+        return try result(of: reply, for: user, secrets: secrets)
     }
 
     /// One request, whole: the relayed conversation, the PINs after `ready`, the final
@@ -146,7 +199,9 @@ public struct HelperClient: PINAuthority {
     }
 
     /// A final reply as the PINAuthority outcome it reports, or the error it stands for.
-    private func result(of reply: HelperReply, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?))
+    private func result(
+        of reply: HelperReply, for user: UserName, secrets: (vaultKey: SecretBytes?, recoveryKey: RecoveryKey?)
+    )
         throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?)
     {
         switch reply {
@@ -156,6 +211,7 @@ public struct HelperClient: PINAuthority {
         case .refused(let reason): throw SecureRoomError.helperRefused(reason)
         case .tpm(let problem): throw SecureRoomError.tpm(problem)
         case .failed: throw SecureRoomError.helperFailed("\(path) could not use the state; see the system log")
+        case .passwordFirst: throw SecureRoomError.passwordFirst(user: user.rawValue)
         case .busy:
             throw SecureRoomError.busy(
                 path: "the caller's records (\(path))", seconds: ProtectedDirectory.lockPatience,

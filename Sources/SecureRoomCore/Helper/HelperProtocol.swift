@@ -111,6 +111,8 @@ public enum HelperReply {
     case pinState(PINState)
     /// The caller's records stayed locked by another process; nothing more was counted.
     case busy
+    /// Refused before the PIN was asked: no password login since boot (`password_first=`).
+    case passwordFirst
 
     /// The exit status that goes with this reply.
     public var exitStatus: HelperProtocol.ExitStatus {
@@ -120,7 +122,7 @@ public enum HelperReply {
         case .checked(.locked): return .locked
         case .checked(.notEnrolled): return .notEnrolled
         case .rejected: return .unacceptablePIN
-        case .refused: return .refused
+        case .refused, .passwordFirst: return .refused
         case .failed: return .failure
         case .tpm: return .tpmUnavailable
         case .denied: return .denied
@@ -141,6 +143,7 @@ public enum HelperReply {
         case .refused(let reason): return "refused " + Self.printable(reason)
         case .failed: return "error"
         case .busy: return "busy"
+        case .passwordFirst: return "password-first"
         case .tpm(.lockedOut(let seconds)): return "tpm locked-out \(seconds)"
         case .tpm(.shareSpent(let seconds)): return "tpm share-spent \(seconds)"
         case .tpm(.unreachable): return "tpm unreachable"
@@ -165,6 +168,7 @@ public enum HelperReply {
         case ("not-enrolled", 1): self = .checked(.notEnrolled)
         case ("error", 1): self = .failed
         case ("busy", 1): self = .busy
+        case ("password-first", 1): self = .passwordFirst
         case ("incorrect", 2):
             guard let status = Self.decode(rest) else { return nil }
             self = .checked(.incorrect(status))

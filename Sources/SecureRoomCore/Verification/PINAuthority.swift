@@ -5,12 +5,21 @@ import Glibc
 
 /// Where a PIN is checked or changed: in this process when it may read the root-only
 /// state (`LocalPINAuthority`), or by the setuid `secureroom-helper` for anyone else
-/// (`HelperClient`). The PAM module and the admin tool pick one with `pinAuthority(for:)` and
-/// then run the same code for both.
+/// (`HelperClient`). The PAM module and the tools pick one with `pinAuthority(for:)` and
+/// then run the same code for both. It is the PAM module's one door to the records: every
+/// step of the module that reads or writes them goes through a method here, and each
+/// method has one path in the core (docs/DESIGN.md §6).
 ///
 /// Both ask for PINs through closures, and only when a check can happen: a user without
-/// a PIN, or whose PIN is delayed or disabled, is answered without prompting.
+/// a PIN, or whose PIN is delayed or disabled, is answered without prompting. What the
+/// helper does not do (it answers a user's own checks and nothing else) each method of
+/// `HelperClient` says: mostly nothing, as a PAM host without root could do nothing there.
 public protocol PINAuthority {
+    /// Whether the records are read and written in this process (root), rather than by
+    /// secureroom-helper. A check made here has its outcome logged here with its
+    /// MESSAGE_ID; through the helper the helper's own entry has it.
+    var readsRecords: Bool { get }
+
     /// Checks `user`'s PIN under the lockout rules, calling `pin` for it only if the
     /// user has a PIN that may be tried now.
     func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome
@@ -46,6 +55,65 @@ public protocol PINAuthority {
         _ user: UserName, recoveryKey: () throws -> RecoveryKey,
         pin: () throws -> SecretBytes
     ) throws -> PINVerifier.Outcome
+
+    /// Where `user`'s tally stands, read without a lock (`PINVerifier.status(of:)`); nil
+    /// without a PIN, and through the helper (the module's account step reads nothing
+    /// there). No PIN is asked for and nothing is counted.
+    func status(of user: UserName) throws -> LockoutStatus?
+
+    /// Whether `user` has a PIN, from the credential alone; `.unknown` through the helper.
+    func standing(of user: UserName) throws -> PINStanding
+
+    /// `nopin=fail` for a name without a PIN (or an unknown one): the prompt, the argon2
+    /// run and writes, the count, the delays and the lockout a wrong PIN gets, kept on the
+    /// name's decoy (`PINVerifier.verifyDecoy`); `password_first=` as for `check`.
+    /// `prompted`: `check` already asked for the PIN and counted it on the decoy (its
+    /// outcome was `.notEnrolled`); the decoy's standing is answered. Never `.success`.
+    /// Through the helper the decoys are out of reach: one argon2 run, and what a first
+    /// wrong PIN gets (`PINVerifier.decoyWithoutState`).
+    func checkWithoutPIN(
+        _ user: UserName, prompted: Bool, pin: () throws -> SecretBytes
+    ) throws -> PINVerifier.Outcome
+
+    /// The primary authentication (the password) accepted `user` (`authsucc`): records
+    /// the proof `password_first=` asks for, and lifts the PIN's lockout (pam_faillock's
+    /// pattern). A proof that cannot be written throws only under `password_first=`.
+    /// Through the helper: nothing (a user cannot reset their own tally).
+    func passwordAccepted(by user: UserName) throws -> PasswordAcceptance
+
+    /// Forgets the note of a `wipe_after` erasure once `user` was told of it. Through the
+    /// helper: nothing (its outcomes never carry one).
+    func acknowledgeVaultErasure(_ erasure: CredentialRecord.VaultErasure, for user: UserName) throws
+
+    /// What `auth` keeps of an expired PIN it accepted (`ExpiredPINProof`), so that the
+    /// account step can refuse it as its own replacement; nil through the helper (which
+    /// never reports a PIN that must be changed).
+    func expiredPINProof(_ pin: SecretBytes, for user: UserName) throws -> SecretBytes?
+
+    /// Replaces `user`'s PIN that must be changed, proven moments ago in the same
+    /// transaction: `newPIN` is asked for it, given the refusal of the expired PIN itself
+    /// (made from `proof`), and returns nil to give up; the vault key that PIN unlocked
+    /// (`vaultKey`) is wrapped under the new one. Written only if the credential is still
+    /// the one that was expired. `.notExpired` through the helper.
+    func replaceExpiredPIN(
+        of user: UserName, vaultKey: SecretBytes?, proof: SecretBytes?,
+        newPIN: (_ refusing: @escaping (SecretBytes) -> String?) throws -> SecretBytes?
+    ) throws -> ExpiredPINReplacement
+
+    /// When `user` last declined the enrolment offer (`enrol=offer`); nil if never, and
+    /// through the helper.
+    func enrolmentDeclined(by user: UserName) throws -> OfferRecord?
+
+    /// Notes that `user` declined the enrolment offer now. Through the helper: nothing.
+    func declineEnrolment(by user: UserName) throws
+
+    /// A user without a PIN creates one at login (`enrol=`): set only if the user still
+    /// has none (`PINAdministration.enrol`). With `vault`, the new vault key and the
+    /// recovery key to show once. Through the helper it is refused (`helperRefused`): the
+    /// module offers it only as root, and `secureroom enrol` uses the helper's own request.
+    func enrolAtLogin(
+        _ pin: SecretBytes, for user: UserName, vault: Bool
+    ) throws -> (vaultKey: SecretBytes, recoveryKey: RecoveryKey)?
 }
 
 /// The authority for a caller with this process's privileges: the state itself when
@@ -55,129 +123,14 @@ public func pinAuthority(for store: StateStore) -> any PINAuthority {
 }
 
 /// The authority once the caller has decided: `store` when it may be used, the helper
-/// named by `helper=` when it is nil (the PAM module, whose `ModuleCall.store` is nil
-/// without root).
+/// named by `helper=` when it is nil (the PAM module, which has no store without root).
 public func pinAuthority(reachable store: StateStore?, configuration: Configuration) -> any PINAuthority {
-    store.map { LocalPINAuthority(store: $0) } ?? HelperClient(path: configuration.helperPath)
+    store.map { LocalPINAuthority(store: $0) } ?? HelperClient(configuration: configuration)
 }
 
-/// Checks and changes PINs on the state directly (root only).
-public struct LocalPINAuthority: PINAuthority {
-    /// The state.
-    public let store: StateStore
-    /// The time source.
-    public let clock: any Clock
+/// What a check through a `PINAuthority` comes to (`PINVerifier.Outcome`), as its callers
+/// name it.
+public typealias PINOutcome = PINVerifier.Outcome
 
-    /// Whether this process may use it: the state is root's (effective uid 0). The one
-    /// place that decides between the state and the helper.
-    public static var isAvailable: Bool { geteuid() == 0 }
-
-    /// An authority over `store`.
-    public init(store: StateStore, clock: any Clock = SystemClock()) {
-        self.store = store
-        self.clock = clock
-    }
-
-    /// See `PINAuthority.check`. The first look at the tally takes no lock; `verify`
-    /// looks again under the lock, and that answer is the one that counts.
-    public func check(_ user: UserName, pin: () throws -> SecretBytes) throws -> PINVerifier.Outcome {
-        try check(user, pin: pin, whileLocked: nil)
-    }
-
-    /// `whileLocked` set: a change, which may replace a record below the argon2 floor (the
-    /// new PIN gets the configured cost; docs/SECURITY.md §1.4).
-    private func check(
-        _ user: UserName, pin: () throws -> SecretBytes,
-        whileLocked: ((inout CredentialRecord, SecretBytes) throws -> Void)?
-    ) throws -> PINVerifier.Outcome {
-        // First, for every name alike (whether it has a PIN is not told): the password
-        // since boot, when `password_first=` asks for it.
-        try PasswordProof(path: store.configuration.sessionDirectory).requirePassword(
-            of: user, under: store.configuration.passwordFirst, at: clock.now())
-        let verifier = PINVerifier(store: store, clock: clock)
-        guard let status = try verifier.status(of: user) else { return .notEnrolled }
-        if let reason = AccountState.refusal(for: user) {
-            throw SecureRoomError.accountUnavailable(user: user.rawValue, reason: reason)
-        }
-        guard status.allowsAttempt else { return .locked(status) }
-        try verifier.requireCheckable(for: user, replacing: whileLocked != nil)
-        return try verifier.verify(try pin(), for: user, whileLocked: whileLocked)
-    }
-
-    /// See `PINAuthority.change`. The new PIN replaces the credential that was checked,
-    /// or nothing: if the PIN was set, removed or changed meanwhile (the user may take
-    /// their time over `new`), `changedConcurrently` is thrown and nothing is written.
-    public func change(
-        _ user: UserName, current: () throws -> SecretBytes,
-        new: (_ current: SecretBytes) throws -> SecretBytes
-    ) throws -> PINVerifier.Outcome {
-        // The credential verified, as read under the lock: the one the new PIN replaces.
-        var checked: CredentialRecord?
-        // The current PIN as typed, to refuse it as its own replacement (wiped when freed).
-        var typed: SecretBytes?
-        let outcome = try check(
-            user,
-            pin: {
-                let pin = try current()
-                typed = pin.withUnsafeBytes { SecretBytes(copying: $0) }
-                return pin
-            }
-        ) { credential, _ in checked = credential }
-        if case .success(let success) = outcome, let checked {
-            let vaultKey = success.vaultKey
-            // A stored vault key that did not unwrap is damage: refuse rather than drop it.
-            if checked.vaultKey != nil && vaultKey == nil {
-                throw SecureRoomError.corruptRecord(
-                    path: "\(user.rawValue).credential", reason: "vault-key does not unwrap with the right PIN")
-            }
-            guard let typed else { throw SecureRoomError.pinRejected("no current PIN") }
-            let replacement = try new(typed)
-            if let reason = PINPolicy.refusal(replacing: typed, with: replacement) {
-                throw SecureRoomError.pinRejected(reason)
-            }
-            try PINAdministration(store: store, clock: clock).setPIN(
-                replacement, for: user, replacing: checked, vaultKey: vaultKey)
-        }
-        return outcome
-    }
-
-    /// See `PINAuthority.setUpVault`. Refuses before asking for the PIN when the vault key
-    /// exists; checks again under the lock, where the keys are written.
-    public func setUpVault(
-        _ user: UserName, replace: Bool,
-        pin: () throws -> SecretBytes
-    ) throws -> (outcome: PINVerifier.Outcome, recoveryKey: RecoveryKey?) {
-        let administration = PINAdministration(store: store, clock: clock)
-        if !replace, let credential = try store.credential(for: user) {
-            try administration.refuseExistingVault(credential)
-        }
-        var recoveryKey: RecoveryKey?
-        let outcome = try check(user, pin: pin) { credential, master in
-            recoveryKey = try administration.setUpVault(&credential, master: master, replace: replace)
-        }
-        return (outcome, recoveryKey)
-    }
-
-    /// See `PINAuthority.recoverVault`. The vault key is written under the lock of the
-    /// check, into the credential that was verified.
-    public func recoverVault(
-        _ user: UserName, recoveryKey: () throws -> RecoveryKey,
-        pin: () throws -> SecretBytes
-    ) throws -> PINVerifier.Outcome {
-        let administration = PINAdministration(store: store, clock: clock)
-        if try store.credential(for: user)?.vaultKey != nil {
-            throw SecureRoomError.vaultKeyExists(user: user.rawValue, recoverable: false)
-        }
-        var vaultKey: SecretBytes?
-        return try check(
-            user,
-            pin: {
-                vaultKey = try administration.recoverVaultKey(for: user, with: try recoveryKey())
-                return try pin()
-            }
-        ) { credential, master in
-            guard let vaultKey else { throw SecureRoomError.wrongRecoveryKey(user: user.rawValue) }
-            try administration.restoreVault(&credential, master: master, vaultKey: vaultKey)
-        }
-    }
-}
+/// What a right PIN tells its caller besides "yes" (`PINVerifier.Success`).
+public typealias PINSuccess = PINVerifier.Success

@@ -1,16 +1,14 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
-import SecureRoomCore
-
-/// What `auth` keeps of an expired PIN it accepted, so that `account` can refuse that
+/// What the PAM module's `auth` keeps of an expired PIN it accepted, so that `account` can refuse that
 /// same PIN as its replacement (an administrator's PIN must not survive its first use):
 /// a fresh 16-byte salt, the record's argon2 parameters, and argon2id(PIN, salt, pepper,
 /// user) with them, wiped with the PAM handle. Searching it costs what the PIN's own
 /// record costs, never less (argon2 with the same parameters and the same pepper, where a
 /// keyed hash would give all 10,000 candidates in microseconds); it never leaves the
 /// process. Each candidate compared with it costs one argon2 run.
-enum ExpiredPINCheck {
+enum ExpiredPINProof {
     private static let parametersLength = 12
 
     /// salt ‖ memory, passes, lanes (32-bit big-endian each) ‖ argon2id output, with the
