@@ -66,12 +66,18 @@ let package = Package(
         .target(
             name: "SecureRoomBase", dependencies: ["CSecureRoomSystem", "CSecureRoomCrypto"],
             swiftSettings: withoutRegex),
-        // PINs: records, argon2id, policy, lockout, the TPM (TPM/ESAPI over tss2), the helper
-        // protocol, vault keys. Re-exports SecureRoomBase.
+        // The chip's ESAPI layer: one type per TPM object or command family (connection,
+        // sessions, the storage key, PIN counters, sealing, hierarchies), over CTSS2 and the
+        // base only; it knows nothing of records or users (docs/DESIGN.md §11).
+        .target(
+            name: "TPMESAPI", dependencies: ["SecureRoomBase", "CTSS2"],
+            swiftSettings: withoutRegex),
+        // PINs: records, argon2id, policy, lockout, binding PINs to the TPM (over TPMESAPI),
+        // the helper protocol, vault keys. Re-exports SecureRoomBase and TPMESAPI.
         .target(
             name: "SecureRoomCore",
             dependencies: [
-                "SecureRoomBase", "CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "CTSS2",
+                "SecureRoomBase", "TPMESAPI", "CArgon2", "CKeyutils", "CSecureRoomSystem", "CSecureRoomCrypto", "CTSS2",
             ],
             swiftSettings: withoutRegex),
         .target(
@@ -148,7 +154,7 @@ let package = Package(
             name: "SecureRoomTestSupport", dependencies: ["SecureRoomBase"], path: "Tests/SecureRoomTestSupport",
             swiftSettings: testSettings),
         .testTarget(
-            name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore", "SecureRoomTestSupport"],
+            name: "SecureRoomCoreTests", dependencies: ["SecureRoomCore", "TPMESAPI", "SecureRoomTestSupport"],
             swiftSettings: testSettings),
         .testTarget(
             name: "PAMModuleTests", dependencies: ["SecureRoomTestSupport"],
@@ -160,7 +166,7 @@ let package = Package(
             name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
             swiftSettings: testSettings),
         .testTarget(
-            name: "TPMTests", dependencies: ["SecureRoomCore", "CTSS2", "SecureRoomTestSupport"],
+            name: "TPMTests", dependencies: ["SecureRoomCore", "TPMESAPI", "CTSS2", "SecureRoomTestSupport"],
             swiftSettings: testSettings),
         .testTarget(
             name: "SecretServiceTests",

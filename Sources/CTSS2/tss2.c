@@ -11,7 +11,6 @@
 #define SR_TSS2_FUNCTIONS(X)                                                                                           \
     X(esys, Esys_Create)                                                                                               \
     X(esys, Esys_CreatePrimary)                                                                                        \
-    X(esys, Esys_DictionaryAttackLockReset)                                                                            \
     X(esys, Esys_DictionaryAttackParameters)                                                                           \
     X(esys, Esys_EvictControl)                                                                                         \
     X(esys, Esys_Finalize)                                                                                             \
@@ -111,13 +110,6 @@ TSS2_RC sr_Esys_CreatePrimary(ESYS_CONTEXT *esysContext, ESYS_TR primaryHandle, 
     return fn.Esys_CreatePrimary(esysContext, primaryHandle, shandle1, shandle2, shandle3, inSensitive, inPublic,
                                  outsideInfo, creationPCR, objectHandle, outPublic, creationData, creationHash,
                                  creationTicket);
-}
-TSS2_RC sr_Esys_DictionaryAttackLockReset(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1,
-                                          ESYS_TR shandle2, ESYS_TR shandle3)
-{
-    if (!loaded())
-        return SR_TSS2_RC_UNAVAILABLE;
-    return fn.Esys_DictionaryAttackLockReset(esysContext, lockHandle, shandle1, shandle2, shandle3);
 }
 TSS2_RC sr_Esys_DictionaryAttackParameters(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1,
                                            ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries,

@@ -6,6 +6,7 @@ import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 /// The test vectors of docs/vectors/ (docs/FORMAT.md §5), read as data: the key
 /// derivations in derivation.txt, computed independently of SecureRoom (its header says

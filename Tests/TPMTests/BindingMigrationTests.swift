@@ -6,6 +6,7 @@ import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 /// A PIN bound by SecureRoom 0.2 (version 2: sealed under PolicyAuthValue, wrong PINs on
 /// the chip's dictionary-attack counter) is checked as before and, at its next right PIN

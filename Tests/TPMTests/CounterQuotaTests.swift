@@ -6,6 +6,7 @@ import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 /// The PIN indices SecureRoom defines on a hardened chip, where only the TPM recovery
 /// secret frees one: each is accounted for (named by a record, the decoys, or an entry of

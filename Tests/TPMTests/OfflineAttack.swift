@@ -4,6 +4,7 @@
 import Foundation
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 /// What someone holding a copy of the state directory, pepper included, but not the TPM
 /// can do with one user's records: try every 4-digit PIN with the derivation docs/FORMAT.md

@@ -7,6 +7,7 @@ import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 /// A PIN's own failure counter in the chip (`PinCounter`, an NV index of type
 /// TPM_NT_PIN_FAIL), a secret sealed behind it (`PinSealer.seal(_:behind:)`) and the owner

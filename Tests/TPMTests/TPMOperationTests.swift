@@ -7,8 +7,9 @@ import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
-/// The TPM operations (SecureRoomCore/TPM/ESAPI) against a real software TPM (swtpm), one fresh chip per test. What the
+/// The TPM operations (TPMESAPI) against a real software TPM (swtpm), one fresh chip per test. What the
 /// TPM itself counts and holds is read with tpm2-tools, not through the code under test.
 final class TPMOperationTests: XCTestCase {
     private var tpm: SoftwareTPM!

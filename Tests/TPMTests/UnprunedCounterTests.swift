@@ -6,6 +6,7 @@ import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 /// On a hardened chip a replaced PIN's counter stays until an administrator prunes it
 /// with the TPM recovery secret; so that no user can fill the chip for everyone by

@@ -4,6 +4,7 @@
 import CTSS2
 
 @testable import SecureRoomCore
+@testable import TPMESAPI
 
 // What SecureRoom 0.2 wrote and 0.3 only reads (version 2 bound records and version 1
 // decoys, docs/FORMAT.md §2.1): the tests make such records to check that they still

@@ -41,8 +41,6 @@ TSS2_RC sr_Esys_CreatePrimary(ESYS_CONTEXT *esysContext, ESYS_TR primaryHandle, 
                               const TPM2B_DATA *outsideInfo, const TPML_PCR_SELECTION *creationPCR,
                               ESYS_TR *objectHandle, TPM2B_PUBLIC **outPublic, TPM2B_CREATION_DATA **creationData,
                               TPM2B_DIGEST **creationHash, TPMT_TK_CREATION **creationTicket);
-TSS2_RC sr_Esys_DictionaryAttackLockReset(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1,
-                                          ESYS_TR shandle2, ESYS_TR shandle3);
 TSS2_RC sr_Esys_DictionaryAttackParameters(ESYS_CONTEXT *esysContext, ESYS_TR lockHandle, ESYS_TR shandle1,
                                            ESYS_TR shandle2, ESYS_TR shandle3, UINT32 newMaxTries,
                                            UINT32 newRecoveryTime, UINT32 lockoutRecovery);

@@ -90,3 +90,11 @@ public struct PinIndexBinding: Equatable, Sendable {
         }
     }
 }
+
+extension TPMConnection {
+    /// The indices at SecureRoom's handles (`PinIndexBinding.handles`) that `named`
+    /// (`StateStore.pinIndicesNamed`) does not hold: replaced or removed PINs' counters.
+    public func unnamedPinIndices(_ named: Set<UInt32>) throws -> [UInt32] {
+        try nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
+    }
+}

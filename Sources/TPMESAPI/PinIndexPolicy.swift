@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// The authorization policy of a PIN index (`PinCounter`) and of an owner hierarchy that
 /// may only define indices, computed here (SHA-256 of public values, TPM 2.0 Part 3

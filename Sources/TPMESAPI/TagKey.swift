@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// A TPM-resident HMAC-SHA256 key for "guess tags": tag = HMAC(key, data)
 /// computed inside the TPM, so tags cannot be recomputed offline from a disk

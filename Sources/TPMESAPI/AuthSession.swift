@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// A TPM authorization session (`Esys_StartAuthSession`), always flushed
 /// when the closure that uses it returns or throws.

@@ -3,6 +3,8 @@
 
 import CTSS2
 
+@testable import TPMESAPI
+
 /// The authPolicy of the sealed PIN object: a policy consisting of the single
 /// assertion `TPM2_PolicyAuthValue`. Using it means the object's authValue is
 /// proven with an HMAC inside a (salted, encrypting) policy session instead of

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// A failure counter for one PIN inside the TPM: an NV index of type `TPM_NT_PIN_FAIL`
 /// (TPM 2.0 Part 1 §37, Part 2 TPMA_NV). Its data is `pinCount || pinLimit` (two big-endian
@@ -232,25 +233,19 @@ public struct PinCounter {
         }
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
+    public static func bigEndian(_ value: UInt32) -> [UInt8] {
         [
             UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
             UInt8(truncatingIfNeeded: value),
         ]
     }
 
-    static func number(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    public static func number(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
 }
 
 extension TPMConnection {
-    /// The indices at SecureRoom's handles (`PinIndexBinding.handles`) that `named`
-    /// (`StateStore.pinIndicesNamed`) does not hold: replaced or removed PINs' counters.
-    public func unnamedPinIndices(_ named: Set<UInt32>) throws -> [UInt32] {
-        try nvIndices(in: PinIndexBinding.handles).filter { !named.contains($0) }
-    }
-
     /// How many handles one TPML_HANDLE holds (TPM2_MAX_CAP_HANDLES: 1,016 bytes of 4).
     static let handlesPerPage = UInt32(MemoryLayout<TPML_HANDLE>.size - 4) / 4
 

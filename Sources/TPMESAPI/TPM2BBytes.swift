@@ -3,6 +3,7 @@
 
 import CTSS2
 import Glibc
+import SecureRoomBase
 
 /// Conversions between Swift byte arrays and the fixed-size `TPM2B_*`
 /// structures (`UINT16 size; BYTE buffer[N]`, imported as a tuple), plus

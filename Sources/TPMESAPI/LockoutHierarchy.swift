@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// Administration of the TPM's dictionary-attack (DA) protection through the
 /// lockout hierarchy (`ESYS_TR_RH_LOCKOUT`, TPM handle 0x4000000A).
@@ -73,27 +74,5 @@ public struct LockoutHierarchy {
         // ESAPI updates its cached RH_LOCKOUT auth after a successful
         // HierarchyChangeAuth; clear it so it does not linger in memory.
         _ = sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil)
-    }
-
-    /// `Esys_DictionaryAttackLockReset(RH_LOCKOUT)` with `lockoutAuth`
-    /// (empty by default) in a salted HMAC session: sets the DA counter to 0
-    /// and leaves lockout. Fails with `.wrongAuth` (and then `.lockout` for
-    /// `lockoutRecovery` seconds) once the lockout auth is set.
-    public func resetDictionaryAttackLockout(lockoutAuth: [UInt8] = []) throws {
-        let conn = connection
-        let esys = try conn.context()
-        var auth = try TPM2B_DIGEST(checking: lockoutAuth, what: "lockout auth")
-        defer { TPM2BBytes.wipe(&auth) }
-        try conn.withStorageKey { srk in
-            try conn.withSession(.saltedHMAC, saltKey: srk, attributes: 0) { session in
-                try conn.check(sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, &auth), "Esys_TR_SetAuth(lockout)")
-                defer { _ = sr_Esys_TR_SetAuth(esys, ESYS_TR_RH_LOCKOUT, nil) }
-                try conn.check(
-                    sr_Esys_DictionaryAttackLockReset(
-                        esys, ESYS_TR_RH_LOCKOUT, session,
-                        ESYS_TR_NONE, ESYS_TR_NONE),
-                    "Esys_DictionaryAttackLockReset")
-            }
-        }
     }
 }

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
-/// Everything a TPM operation (TPM/ESAPI) can fail with. Every TPM/TSS-originated case carries
+/// Everything a TPM operation (TPMESAPI) can fail with. Every TPM/TSS-originated case carries
 /// the `ResponseCode` (raw TSS2_RC plus its `Tss2_RC_Decode` text).
 public enum TPMError: Error, Equatable, CustomStringConvertible {
     /// The TPM could not be reached: TCTI-layer failure (socket closed,

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// Dictionary-attack state of the TPM, read with
 /// `Esys_GetCapability(TPM2_CAP_TPM_PROPERTIES)` (no session, no auth).

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// A TSS2 return code (`TSS2_RC`) together with its `Tss2_RC_Decode` text,
 /// captured at the moment the error happened (`Tss2_RC_Decode` returns a

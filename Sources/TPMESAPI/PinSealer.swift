@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// Seals a bound PIN's 32-byte secret to the TPM and unseals it: behind the PIN's own
 /// counter (version 3, `seal(_:behind:pcrs:)`), or, for records SecureRoom 0.2 wrote and

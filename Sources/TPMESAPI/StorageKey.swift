@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// The storage parent ("SRK") under which the PIN object and the tag key are
 /// created and loaded. It is also the `tpmKey` of every salted session: the

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// A TPM object as stored on disk: the marshalled `TPM2B_PUBLIC` and
 /// `TPM2B_PRIVATE` returned by `TPM2_Create` (the private part is encrypted

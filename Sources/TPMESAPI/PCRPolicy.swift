@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// The state of the boot a PIN was bound in (`tpm_pcrs=`, docs/FORMAT.md §2.1): some of
 /// the chip's SHA-256 PCRs and the digest of their values then. A secret sealed with it
@@ -23,20 +24,6 @@ public struct PCRPolicy: Equatable, Sendable {
     public init(pcrs: [Int], digest: [UInt8]) {
         self.pcrs = pcrs
         self.digest = digest
-    }
-
-    /// Parses `tpm_pcrs=` and a record's `tpm-pcrs`: indices in `indexRange`, comma-separated,
-    /// ascending, without repeats, at most `maximumCount`; nil for anything else. An empty
-    /// list is no PCRs.
-    public static func parseList(_ text: Substring) -> [Int]? {
-        if text.isEmpty { return [] }
-        var pcrs: [Int] = []
-        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let pcr = RecordText.decimal(item, as: Int.self), indexRange.contains(pcr), pcr > (pcrs.last ?? -1)
-            else { return nil }
-            pcrs.append(pcr)
-        }
-        return pcrs.count <= maximumCount ? pcrs : nil
     }
 
     /// The policy of the boot running now, read from the chip.

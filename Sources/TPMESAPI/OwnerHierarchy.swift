@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// The hierarchies a PIN index depends on (docs/TPM-PIN-INDEX.notes.md §10–11):
 /// * the owner's authorization, which undefines an index (a forgery's first step) and sets

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 /// One ESAPI connection to a TPM.
 ///
@@ -18,7 +19,7 @@ import CTSS2
 ///
 /// Without a resource manager (swtpm, `/dev/tpm0`) every transient object and
 /// session we create stays in the TPM until explicitly flushed, even after
-/// this process exits. All the operations in TPM/ESAPI therefore flush what they
+/// this process exits. All the operations in TPMESAPI therefore flush what they
 /// create on every path (see `flush(_:)`).
 public final class TPMConnection {
     private var esys: OpaquePointer?

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import CTSS2
+import SecureRoomBase
 
 extension TPMConnection {
     /// `TPM2_Create` of an object from `template` (with `sensitive`: its authValue and,
