@@ -84,6 +84,10 @@ struct EnrolmentOffer {
                 + "\(service)\(vault != nil ? "; vault key and recovery key made" : ""))"
         )
         call.inform(localized("PIN created. Next time you can log in with it."))
+        // The password just accepted (pam_unix leaves it as PAM_AUTHTOK): only its form is looked at.
+        if case let token?? = try? call.pam.tokenItem(old: false, format: configuration.format), token.count > 0 {
+            call.inform(Messages.pinShapedPassword(digits: configuration.format.digits))
+        }
         if let vault {
             call.pam.info(Messages.recoveryKeyShownOnce(vault.recoveryKey, user: user))
             try call.pam.stashVaultKey(vault.vaultKey, for: user)

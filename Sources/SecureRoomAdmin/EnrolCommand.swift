@@ -49,13 +49,19 @@ struct EnrolCommand: ParsableCommand {
             }
             let user = try UserName(try invokingUser())
             let configuration = try Configuration.load(arguments: [], reader: ConfigurationFile.read)
+            // Whether a secret the password check asked for has the PIN's form (only its form is kept).
+            var pinShapedPassword = false
             let (_, recoveryKey) = try HelperClient(configuration: configuration).enrol(
                 user, replace: replace,
                 converse: { line in
                     switch line {
                     case .askSecret(let prompt):
-                        return try HiddenLine.read(
+                        let answer = try HiddenLine.read(
                             prompt: stdin ? "" : prompt, limit: HelperConversation.maximumAnswerLength)
+                        if answer.withUnsafeBytes({ (try? configuration.format.pin(from: $0)) != nil }) {
+                            pinShapedPassword = true
+                        }
+                        return answer
                     case .ask(let prompt):
                         if !stdin { ToolOutput.writeError(prompt) }
                         return try HiddenLine.readVisible(limit: HelperConversation.maximumAnswerLength)
@@ -78,6 +84,9 @@ struct EnrolCommand: ParsableCommand {
                             + "recovery key."))
             }
             if let recoveryKey { print(Messages.recoveryKeyShownOnce(recoveryKey, user: user) + "\n") }
+            if pinShapedPassword {
+                ToolOutput.writeError(Messages.pinShapedPassword(digits: configuration.format.digits) + "\n")
+            }
         }
     }
 }

@@ -41,6 +41,33 @@ final class EnrolmentTests: XCTestCase {
         XCTAssertEqual(again.prompts, [], "a user with a PIN is not asked")
     }
 
+    /// A user whose password has the PIN's form is told, once the PIN is created, that a
+    /// screen taking either in one field (`pin_or_password`) checks it as the PIN; a
+    /// longer password brings no such note. Only the password's form is looked at (the
+    /// primary module's PAM_AUTHTOK, set here by pam_wrapper's pam_set_items).
+    func testAPasswordOfThePINsFormIsPointedOutWhenThePINIsCreated() throws {
+        let created = "PIN created. Next time you can log in with it."
+        let note =
+            "Your password is 4 digits, the form of a PIN: where one field takes the PIN or the password, it is "
+            + "checked as your PIN. Choose a longer password with 'passwd' to use it there."
+        for (password, infos) in [("8642", [created, note]), ("correct horse 8642", [created])] {
+            let sandbox = try Sandbox(configuration: Sandbox.fastKDF)
+            try sandbox.service(
+                "login",
+                [
+                    "auth optional /usr/lib/x86_64-linux-gnu/pam_wrapper/pam_set_items.so",
+                    "auth required pam_permit.so",
+                    "auth optional MODULE STATE enrol=offer",
+                ])
+            try sandbox.probeService()
+            let login = try sandbox.pam(
+                "login", user: user, responses: ["y", "5291", "5291"], environment: ["PAM_AUTHTOK": password])
+            XCTAssertEqual(login.code, PAMCode.success)
+            XCTAssertEqual(login.infos, infos, password)
+            XCTAssertEqual(try sandbox.status(user)["enrolled"] as? Bool, true)
+        }
+    }
+
     func testDecliningIsRememberedForTheSnooze() throws {
         for answer in ["n", "", "no", "later"] {
             let sandbox = try sandbox()

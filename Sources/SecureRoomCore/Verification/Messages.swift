@@ -154,6 +154,16 @@ public enum Messages {
         localized("Use your password: your PIN works after your first password login since the computer started.")
     }
 
+    /// Told at self-enrolment to a user whose password has the PIN's form (`digits=`
+    /// digits): where one field takes either secret (`pin_or_password`), such a password
+    /// is checked as the PIN and never reaches the password's module.
+    public static func pinShapedPassword(digits: Int) -> String {
+        localized(
+            "Your password is {count} digits, the form of a PIN: where one field takes the PIN or the password, "
+                + "it is checked as your PIN. Choose a longer password with 'passwd' to use it there.",
+            ["count": String(digits)])
+    }
+
     /// Told instead of the prompt when the user's PIN has another length than `digits=`
     /// now asks for: it cannot be typed, the password can.
     public static func pinLengthChanged(digits: Int, configured: Int) -> String {
