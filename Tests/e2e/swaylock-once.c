@@ -27,12 +27,12 @@
 typedef int (*start_fn)(const char *, const char *, const struct pam_conv *, pam_handle_t **);
 typedef int (*authenticate_fn)(pam_handle_t *, int);
 
-static struct pam_conv app;   // swaylock's own conversation
-static int armed;             // inside pam_authenticate, no prompt answered yet
-static int prompts;           // prompts seen in this pam_authenticate
+static struct pam_conv app; // swaylock's own conversation
+static int armed;           // inside pam_authenticate, no prompt answered yet
+static int prompts;         // prompts seen in this pam_authenticate
 
-static int once_conversation(int num_msg, const struct pam_message **msg,
-                             struct pam_response **resp, void *data) {
+static int once_conversation(int num_msg, const struct pam_message **msg, struct pam_response **resp, void *data)
+{
     (void)data;
     int asked = 0;
     for (int i = 0; i < num_msg; ++i) {
@@ -44,8 +44,7 @@ static int once_conversation(int num_msg, const struct pam_message **msg,
         prompts += asked;
         // Upstream answers the first prompt and aborts at the next, even within one call.
         if (!armed || asked > 1) {
-            fprintf(stderr, "[swaylock-once] prompt %d of this pam_authenticate: no answer (PAM_ABORT)\n",
-                    prompts);
+            fprintf(stderr, "[swaylock-once] prompt %d of this pam_authenticate: no answer (PAM_ABORT)\n", prompts);
             *resp = NULL;
             return PAM_ABORT;
         }
@@ -54,8 +53,9 @@ static int once_conversation(int num_msg, const struct pam_message **msg,
     return app.conv(num_msg, msg, resp, app.appdata_ptr);
 }
 
-int pam_start(const char *service, const char *user, const struct pam_conv *conv, pam_handle_t **pamh) {
-    static const struct pam_conv once = { once_conversation, NULL };
+int pam_start(const char *service, const char *user, const struct pam_conv *conv, pam_handle_t **pamh)
+{
+    static const struct pam_conv once = {once_conversation, NULL};
     start_fn real = (start_fn)dlsym(RTLD_NEXT, "pam_start");
     if (real == NULL) {
         return PAM_ABORT;
@@ -64,10 +64,11 @@ int pam_start(const char *service, const char *user, const struct pam_conv *conv
         return real(service, user, conv, pamh);
     }
     app = *conv;
-    return real(service, user, &once, pamh);   // libpam keeps a copy of the struct
+    return real(service, user, &once, pamh); // libpam keeps a copy of the struct
 }
 
-int pam_authenticate(pam_handle_t *pamh, int flags) {
+int pam_authenticate(pam_handle_t *pamh, int flags)
+{
     authenticate_fn real = (authenticate_fn)dlsym(RTLD_NEXT, "pam_authenticate");
     if (real == NULL) {
         return PAM_ABORT;
