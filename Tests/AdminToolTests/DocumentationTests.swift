@@ -121,7 +121,7 @@ final class DocumentationTests: XCTestCase {
     }
 
     /// The helper's closed set of requests, as the code defines it, is the one
-    /// docs/SECURITY.md §3.2 and the README's HELPER section list.
+    /// docs/SECURITY.md §3.2 and secureroom-helper(8)'s OPTIONS list, in that order.
     func testTheDocsListEveryHelperRequest() throws {
         let requests = HelperProtocol.Request.allCases.map(\.rawValue)
         XCTAssertGreaterThanOrEqual(requests.count, 8)
@@ -129,10 +129,22 @@ final class DocumentationTests: XCTestCase {
         XCTAssertTrue(
             security.contains("caller → secureroom-helper \(requests.joined(separator: "|")) USER"),
             "SECURITY.md §3.2's request line")
-        let helper = try section(try text("README.md"), "## HELPER")
-        let listed = helper.split(separator: "\n").filter { $0.hasPrefix("secureroom-helper ") }
-            .map { String($0.split(separator: " ")[1]) }
-        XCTAssertEqual(listed, requests, "README's HELPER block")
+        let options = try section(try text("man/secureroom-helper.8.scd"), "# OPTIONS")
+        let listed = options.split(separator: "\n").filter { $0.hasPrefix("*") && $0.hasSuffix("* _USER_") }
+            .map { String($0.dropFirst().prefix { $0 != "*" }) }
+        XCTAssertEqual(listed, requests, "secureroom-helper(8)'s OPTIONS list")
+    }
+
+    /// README.md is a quick start: at most 200 lines, and its first two commands are
+    /// `scripts/demo` then `scripts/test` (.ci/run runs the second).
+    func testTheReadmeIsAQuickStartThatStartsWithDemoThenTest() throws {
+        let readme = try text("README.md")
+        let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        XCTAssertLessThanOrEqual(lines.count, 200, "README.md is a quick start; the reference is the man pages")
+        let block = try XCTUnwrap(readme.components(separatedBy: "```sh\n").dropFirst().first)
+        let commands = block.split(separator: "\n").prefix(2).map { $0.split(separator: " ").first.map(String.init) }
+        XCTAssertEqual(commands, ["scripts/demo", "scripts/test"], "README's first two commands")
+        XCTAssertTrue(try text(".ci/run").contains("exec scripts/test"))
     }
 
     /// docs/SECURITY.md's sections are numbered in order.
