@@ -101,8 +101,9 @@ def machine() -> Sequence[str]:
 
 def assemble(bench: Bench, all_rows: Sequence[str]) -> Path:
     """docs/BENCHMARKS.md: the machine, the targets of every row kept in docs/bench, every row kept
-    there (or a line saying it is not measured yet), then docs/BENCHMARKS.notes.md; runs of empty
-    lines squeezed to one (cat -s)."""
+    there (or a line saying it is not measured yet); runs of empty lines squeezed to one (cat -s).
+    The reading of the figures is hand-written in docs/BENCHMARKS.notes.md, which the page names
+    but does not copy."""
     docs = bench.repo / "docs"
     kept = docs / "bench"
     text = [
@@ -110,7 +111,8 @@ def assemble(bench: Bench, all_rows: Sequence[str]) -> Path:
         "Made by `scripts/bench` (see its header for what each row runs) from the rows kept in",
         "docs/bench/, each from one real run on the machine below, at the commit it names. Medians",
         "of alternating runs, each whole process timed by hyperfine; no pass/fail on absolute times.",
-        "Re-run a row with `scripts/bench ROW`; the other rows keep their last figures.", "",
+        "Re-run a row with `scripts/bench ROW`; the other rows keep their last figures. What the",
+        "misses mean is written by hand in docs/BENCHMARKS.notes.md.", "",
         "## Machine", "",
         *machine(), "",
         "## Targets", "",
@@ -127,9 +129,6 @@ def assemble(bench: Bench, all_rows: Sequence[str]) -> Path:
         else:
             text += [f"## {row}", "", f"Not measured yet: `scripts/bench {row}`."]
         text.append("")
-    notes = docs / "BENCHMARKS.notes.md"
-    if notes.exists():
-        text += notes.read_text().splitlines()
     document = docs / "BENCHMARKS.md"
     document.write_text(re.sub(r"\n{3,}", "\n\n", "\n".join(text) + "\n"))
     return document
