@@ -45,9 +45,11 @@ let package = Package(
             providers: [.apt(["libargon2-dev"])]),
         // One-line C wrappers for syscalls Swift cannot call directly (variadic, macros).
         .target(name: "CSecureRoomSystem"),
-        // The only code that speaks C to libpam: pam_sm_* entry points and variadic wrappers.
+        // The module's C, all of it: the core's pam_sm_* entry points and the wrappers for
+        // libpam's variadic calls (shim.c); and front/, the small pam_secureroom.so PAM
+        // loads, which loads the core (scripts/build compiles it apart, with its version script).
         .target(
-            name: "CSecureRoomPAM",
+            name: "CSecureRoomPAM", exclude: ["front"],
             linkerSettings: [.linkedLibrary("pam")]),
         // libkeyutils (Debian: libkeyutils-dev): the kernel keyring holds unlocked vault keys.
         .systemLibrary(
@@ -146,7 +148,7 @@ let package = Package(
         // Test driver: runs one PAM transaction from a private config directory
         // (pam_start_confdir) and reports every conversation message and return code.
         .executableTarget(
-            name: "PAMDriver",
+            name: "PAMDriver", path: "Tests/PAMDriver",
             linkerSettings: [.linkedLibrary("pam")]),
         // Shared by the test targets: subprocesses, temporary state, built artifacts.
         // Test code runs subprocesses from Dispatch; Swift 5 mode keeps it plain.

@@ -2,7 +2,7 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 //
-// libFuzzer harnesses for every parser of untrusted bytes in SecureRoom (see README.md).
+// libFuzzer harnesses for the parsers of untrusted bytes in SecureRoom (docs/DESIGN.md §10).
 // One executable per parser; each defines LLVMFuzzerTestOneInput and gets its `main`
 // from libFuzzer, so the targets are built as libraries (-parse-as-library) and linked
 // with the fuzzer and address sanitizers given on the command line:

@@ -40,7 +40,7 @@ struct ModuleResult: Error {
         self.message = message
     }
 
-    /// The mapping of every failure to a PAM return code (README "Return codes"):
+    /// The mapping of every failure to a PAM return code (pam_secureroom(8), RETURN CODES):
     ///
     /// - unsafe, missing or corrupt state, system or argon2 failures, records locked by
     ///   another process for too long, a helper that cannot run or use the state:

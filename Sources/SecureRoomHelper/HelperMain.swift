@@ -92,7 +92,9 @@ enum HelperMain {
             SystemLog.notice("rejected uid \(caller): new PIN \(reason) (nothing counted or changed)")
             return .rejected(reason)
         } catch PINEntry.Failure.endOfInput {
-            SystemLog.notice("refused uid \(caller): no PIN on standard input")
+            // The caller withdrew: a one-field answer that was not a PIN (pin_or_password),
+            // a cancelled dialog. Nothing was checked; no refusal to report.
+            SystemLog.log(LOG_INFO, "uid \(caller) withdrew before sending a PIN (nothing checked or counted)")
             return .refused(translate("no PIN on standard input"))
         } catch PINEntry.Failure.timedOut(let seconds) {
             SystemLog.notice("refused uid \(caller): no PIN within \(seconds) s of 'ready' (nothing counted)")

@@ -356,7 +356,7 @@ final class DocumentationTests: XCTestCase {
     /// Every PAM code the module can return, read from its source (the module target
     /// cannot be imported): each `return PAM_X`, `code: PAM_X` and `? PAM_X : PAM_Y` of
     /// Sources/PAMSecureRoom (ModuleResult's mapping and the groups' own answers), and
-    /// what pam/front.c answers when the core cannot be loaded.
+    /// what Sources/CSecureRoomPAM/front/front.c answers when the core cannot be loaded.
     private func producedCodes() throws -> Set<String> {
         let glue = Artifacts.root + "/Sources/PAMSecureRoom"
         let pattern = try NSRegularExpression(pattern: #"(?:\breturn|\bcode:|\?|:)\s*(PAM_[A-Z_]+)\b"#)
@@ -371,10 +371,10 @@ final class DocumentationTests: XCTestCase {
                 }
             }
         }
-        let front = try text("pam/front.c")
+        let front = try text("Sources/CSecureRoomPAM/front/front.c")
         let forward = try NSRegularExpression(pattern: #"^FORWARD\(\w+, (PAM_[A-Z_]+)\)"#, options: .anchorsMatchLines)
         let forwarded = forward.matches(in: front, range: NSRange(front.startIndex..., in: front))
-        XCTAssertEqual(forwarded.count, 6, "pam/front.c's six entry points")
+        XCTAssertEqual(forwarded.count, 6, "Sources/CSecureRoomPAM/front/front.c's six entry points")
         for match in forwarded {
             if let range = Range(match.range(at: 1), in: front) { codes.insert(String(front[range])) }
         }

@@ -17,9 +17,8 @@
 #     pam_unix logs nothing;
 #   * the password typed in the same field unlocks with one Enter too (one prompt, the
 #     module hands it to pam_unix as PAM_AUTHTOK: nothing counted, no PIN check logged).
-#     The helper, which the module starts before it prompts, then ends without a PIN and
-#     logs "refused uid N: no PIN on standard input": shown as a "# note:" line, not
-#     checked;
+#     The helper, which the module starts before it prompts, then ends without a PIN; it
+#     logs that the request was withdrawn (info), never a refusal;
 #   * a wrong password: the greeter's own "Unlocking failed", nothing counted, and
 #     pam_unix logs its "authentication failure" for the user (so the journal does show
 #     pam_unix's refusals here: the checks below that it logged none mean it did not run);
@@ -337,7 +336,7 @@ module_logged() { journal_has "secureroom.*$1"; }
 pin_checked() { journal_has 'secureroom.*(PIN accepted|wrong PIN|authentication failure)'; }
 # helper_note: the helper's own lines since the mark, shown as a note (with pin_or_password
 # the module starts the helper before it prompts; an answer that is not a PIN ends that
-# helper without one, which it logs at notice level).
+# helper without one, which it logs as withdrawn).
 helper_note() {
     local lines
     lines=$(journal_new | grep -E 'secureroom-helper\[' | sed 's/^.*secureroom-helper\[[0-9]*\]: //' | sort -u)
@@ -579,6 +578,8 @@ inner_main() {
         all 'outcome_is unlocked' 'prompts_are 1' 'prompt_is "PIN or password: "'
     check "password in the field: nothing counted, no PIN check logged (no 'PIN accepted', 'wrong PIN' or failure)" \
         all 'failures_are 0' '! module_logged "$TEST_USER"' '! pin_checked'
+    check "password in the field: the helper logged its request withdrawn, no refusal" \
+        all 'journal_has "secureroom-helper.*withdrew before sending a PIN"' '! journal_has "secureroom-helper.*refused"'
     helper_note
     greeter_close
 

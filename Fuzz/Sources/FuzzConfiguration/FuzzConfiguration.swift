@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
-/// Fuzzes the configuration parsers (README "Options"): the config file
+/// Fuzzes the configuration parsers (secureroom.conf(5)): the config file
 /// (`Configuration.apply(fileText:path:)` through `Configuration.load`), module arguments
 /// (`Configuration.apply(_:)`), and the lockout schedule (`LockoutPolicy.parseSchedule`).
 /// The first input byte picks one; the rest is the file, the NUL-separated arguments, or

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /*
- * CSecureRoomPAM — the only code that speaks C to libpam.
+ * CSecureRoomPAM — the module's C: this header and shim.c, the core's side, and
+ * front/ (front.c, pam_secureroom.so, which PAM loads and which loads the core).
  *
  * The pam_sm_* entry points (shim.c) forward to Swift (PAMSecureRoom).
  * The wrappers below exist because the libpam calls are variadic or macros;

@@ -3,7 +3,7 @@
 
 /// Every SecureRoom option, parsed once (pam_faillock's model): first the config file
 /// (`/etc/security/secureroom.conf`, or `conf=`), then module arguments or CLI flags,
-/// which win. The same keys work in both places (docs: README "Options").
+/// which win. The same keys work in both places (secureroom.conf(5) documents them).
 public struct Configuration: Sendable {
     /// The default config file.
     public static let defaultConfigPath = "/etc/security/secureroom.conf"

@@ -53,7 +53,7 @@ public struct PINVerifier {
     public let store: StateStore
     /// The time source.
     public let clock: any Clock
-    /// Observes each argon2 run (tests and benchmarks count them).
+    /// Observes each argon2 run (tests count them).
     public var argon2Observer: (() -> Void)?
 
     /// A verifier over `store`.

@@ -69,7 +69,7 @@ static int owned(const struct stat *st, uid_t owner)
 #elif defined(__s390x__)
 #define CORE_MACHINE EM_S390
 #else
-#error "pam/front.c: name this machine's ELF e_machine"
+#error "front.c: name this machine's ELF e_machine"
 #endif
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define CORE_DATA ELFDATA2LSB
