@@ -120,8 +120,10 @@ final class UnprivilegedPAMTests: XCTestCase {
         XCTAssertEqual(try privileged.status(user)["failures"] as? Int, 3)
     }
 
-    /// pam/screen-locker as shipped: the PIN, or else common-auth's password prompt.
-    func testScreenLockerExampleFallsThroughToThePassword() throws {
+    /// pam/screen-locker as shipped: one field, "PIN or password: "; a wrong PIN ends the
+    /// stack (auth_err=die) without pam_unix's prompt; any other answer goes to pam_unix
+    /// (try_first_pass) without a second prompt and counts nothing.
+    func testScreenLockerExampleTakesThePINOrThePasswordInOneField() throws {
         let stage = try stage()
         let example = try String(contentsOfFile: Artifacts.root + "/pam/screen-locker", encoding: .utf8)
         let lines = example.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") && !$0.isEmpty }
@@ -129,10 +131,14 @@ final class UnprivilegedPAMTests: XCTestCase {
             "screen-locker", lines.map { $0.replacingOccurrences(of: "pam_secureroom.so", with: "MODULE") })
         let right = try stage.pam(as: uid, "screen-locker", user: user, responses: [pin])
         XCTAssertEqual(right.code, PAMCode.success)
-        XCTAssertEqual(right.prompts, ["PIN: "])
+        XCTAssertEqual(right.prompts, ["PIN or password: "])
         let wrong = try stage.pam(as: uid, "screen-locker", user: user, responses: ["1357", "not-the-password"])
         XCTAssertEqual(wrong.code, PAMCode.authError)
-        XCTAssertEqual(wrong.prompts, ["PIN: ", "Password: "])
+        XCTAssertEqual(wrong.prompts, ["PIN or password: "])
+        XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 1)
+        let password = try stage.pam(as: uid, "screen-locker", user: user, responses: ["not-the-password"])
+        XCTAssertEqual(password.code, PAMCode.authError)
+        XCTAssertEqual(password.prompts, ["PIN or password: "])
         XCTAssertEqual(try stage.sandbox.status(user)["failures"] as? Int, 1)
     }
 

@@ -4,28 +4,31 @@
 # Xvfb display with keys typed by xdotool; both run PAM as the user, so the PIN is checked
 # by the setuid secureroom-helper (Tests/e2e/screen-locker.sh does the same for i3lock).
 #
-# What it proves, for each locker
-#   * the right PIN unlocks (the lock ends) and leaves failures 0; a wrong PIN does not
-#     unlock (the locker stays up) and is counted (failures 1);
-#   * the password unlocks too: both lockers show each prompt of the stack on its own, so
-#     Return on an empty "PIN:" skips the PIN (the module answers "The PIN must be exactly
-#     4 digits", counts nothing) and pam_unix's "Password:" takes the password;
+# What it proves, for each locker, with pam/screen-locker's one field (pin_or_password)
+#   * the prompt is the module's "PIN or password:"; the right PIN unlocks (the lock ends)
+#     and leaves failures 0; a wrong PIN does not unlock (the locker stays up), is
+#     counted (failures 1), and its pam_authenticate ends there: the module's "Incorrect
+#     PIN..." and no "Password:" (auth_err=die: pam_unix never runs);
+#   * the password unlocks too, typed in the same field with one Enter (handed to pam_unix
+#     as PAM_AUTHTOK: no second prompt, nothing counted); and both lockers show each prompt
+#     of the stack on its own, so Return on the empty field skips the PIN (no message,
+#     nothing counted) and pam_unix's own "Password:" takes the password;
 #   * xsecurelock only: Debian's binary uses the service common-auth unless told
 #     otherwise (below): without XSECURELOCK_PAM_SERVICE no PIN is asked;
 #   * lockout (deny=3, no delays, in /etc/security/secureroom.conf, the only policy the
 #     helper reads): three distinct wrong PINs disable the PIN; then the module asks for
-#     no PIN and sends its lockout message, which the locker shows to the user; the right
-#     PIN typed at "Password:" does not unlock and is not counted; the password still
-#     unlocks and leaves the PIN disabled;
+#     no PIN and sends its lockout message, which the locker shows to the user, and
+#     pam_unix asks "Password:"; the right PIN typed there does not unlock and is not
+#     counted; the password still unlocks and leaves the PIN disabled;
 #   * nothing outside the test changed (checksums and listings, no test user, no mounts,
 #     no Xvfb, locker, daemon or gdb left running).
 #
 # The lockers as Debian ships them
 #   * xsecurelock 1.5.1: auth_x11 (the prompt) runs /usr/libexec/xsecurelock/authproto_pam
 #     as the user, which uses the PAM service in $XSECURELOCK_PAM_SERVICE, compiled-in
-#     default "common-auth" (Debian has no /etc/pam.d/xsecurelock). pam/screen-locker ends
-#     with @include common-auth, so it cannot itself be common-auth: the test installs it
-#     as /etc/pam.d/xsecurelock and sets XSECURELOCK_PAM_SERVICE=xsecurelock, and checks
+#     default "common-auth" (Debian has no /etc/pam.d/xsecurelock). pam/screen-locker is
+#     a locker's whole service, not a common-auth: the test installs it as
+#     /etc/pam.d/xsecurelock and sets XSECURELOCK_PAM_SERVICE=xsecurelock, and checks
 #     that without the variable the locker asks for the password only. auth_x11 shows
 #     PAM_ERROR_MSG as a red "Error" screen (PAM_TEXT_INFO as "PAM says") for a second or
 #     until a key, then the next prompt. xsecurelock prints no conversation, so a gdb tap
@@ -34,7 +37,8 @@
 #     unix_chkpwd stay untraced) and breaks at libpam's pam_vprompt, as screen-locker.sh
 #     does for i3lock. For the lockout message it holds the next prompt until a screenshot
 #     shows the red text. authproto_pam retries a failed pam_authenticate up to three times
-#     unless the conversation failed: Escape at a prompt ends the attempt.
+#     unless the conversation failed: after a wrong PIN it asks "PIN or password:" again,
+#     and Escape at a prompt ends the attempt.
 #   * xscreensaver 6.06: the daemon locks (xscreensaver-command -lock) and, on a key,
 #     runs the setuid root /usr/libexec/xscreensaver/xscreensaver-auth, which drops to the
 #     user before pam_start("xscreensaver", ...) (/etc/pam.d/xscreensaver, replaced here by
@@ -90,6 +94,7 @@ SCREEN=800x600x24
 CONVERT=/usr/bin/convert          # Debian's ImageMagick
 XSL_LIBEXEC=/usr/libexec/xsecurelock
 XSS_AUTH=/usr/libexec/xscreensaver/xscreensaver-auth
+FIELD_RE='^prompt PIN or password: ?$'   # the module's one field (pin_or_password)
 
 E2E_PREFIX=sr-screens
 E2E_SANDBOX=(--net)
@@ -338,6 +343,14 @@ said_in_order() {
 }
 # said_once: the conversation has exactly one item.
 said_once() { [ "$(conversation | wc -l)" -eq 1 ]; }
+# first_items RE...: the conversation's first items match each RE, one for one.
+first_items() {
+    local re n=0
+    for re in "$@"; do
+        n=$((n + 1))
+        conversation | sed -n "${n}p" | grep -E -- "$re" >/dev/null || return 1
+    done
+}
 # first_said RE: the first item of the conversation matches RE.
 first_said() { conversation | sed -n 1p | grep -E -- "$1" >/dev/null; }
 # wait_said [N] RE: wait until the conversation has (N times) a line matching RE.
@@ -494,10 +507,12 @@ xsl_outcome() {
     done
     stop_tap
 }
-# xsl_wrong_pin PIN: at "PIN:" a wrong PIN; the module's message; at pam_unix's
-# "Password:", Escape (a failed conversation ends the attempt without retries).
+# xsl_wrong_pin PIN: at "PIN or password:" a wrong PIN; the module's message; the
+# pam_authenticate ends (auth_err=die) and authproto_pam retries it: at its first prompt
+# ("PIN or password:" again, or pam_unix's "Password:" once the PIN is disabled), Escape
+# (a failed conversation ends the attempt without retries).
 xsl_wrong_pin() {
-    xsl_wake "wrong-$1" && xsl_answer '^prompt PIN: ?$' "$1" && wait_said '^prompt Password: ?$' && key Escape \
+    xsl_wake "wrong-$1" && xsl_answer "$FIELD_RE" "$1" && wait_said 2 '^prompt ' && key Escape \
         && xsl_outcome
     return 0
 }
@@ -596,11 +611,20 @@ xss_outcome() {
         sleep 0.1
     done
 }
-# xss_wrong_pin PIN: at "PIN:" a wrong PIN; Return on the module's message; at pam_unix's
-# "Password:" an empty answer (refused, and the PAM transaction ends normally).
+# xss_ack: the attempt's next conversation item is a message: acknowledged (Return, once
+# the dialog listens).
+xss_ack() {
+    wait_until xss_items_more || return 1
+    XSS_DONE=$((XSS_DONE + 1))
+    case $(conversation | sed -n "${XSS_DONE}p") in
+        "prompt "*) return 1 ;;
+        *) xss_ready && key Return ;;
+    esac
+}
+# xss_wrong_pin PIN: at "PIN or password:" a wrong PIN; Return on the module's message,
+# which ends the PAM transaction (auth_err=die).
 xss_wrong_pin() {
-    xss_wake && xss_prompt '^prompt PIN: ?$' && answer "$1" && xss_prompt '^prompt Password: ?$' && answer \
-        && xss_outcome
+    xss_wake && xss_prompt "$FIELD_RE" && answer "$1" && xss_ack && xss_outcome
     return 0
 }
 
@@ -652,23 +676,28 @@ run_xsecurelock() {
     check "xsecurelock as $TEST_USER locks :$XSL_DISPLAY (grabbed, saver up); service xsecurelock = pam/screen-locker" \
         locker_alive
     xsl_wrong_pin "${WRONG_PINS[0]}"
-    check "xsecurelock, wrong PIN: PIN:, 'Incorrect PIN...' (PAM_ERROR_MSG), pam_unix's Password: (Escape)" \
-        said_in_order '^prompt PIN: ?$' '^error Incorrect PIN' '^prompt Password: ?$'
+    check "xsecurelock, wrong PIN: 'PIN or password:', 'Incorrect PIN...' (PAM_ERROR_MSG), and that pam_authenticate ends: no Password:, authproto_pam's retry asks 'PIN or password:' again (Escape)" \
+        first_items "$FIELD_RE" '^error Incorrect PIN' "$FIELD_RE"
     check "xsecurelock, wrong PIN: refused ('auth child failed'), still locked 1 s later" \
         all 'outcome_is refused' 'still_locked_after 1'
     check "xsecurelock, wrong PIN: counted through the setuid helper (failures 1)" failures_are 1
-    xsl_wake a-right && xsl_answer '^prompt PIN: ?$' "$PIN" && xsl_outcome
-    check "xsecurelock, right PIN: asked once (PIN:, nothing else), xsecurelock unlocks (exits 0)" \
-        all unlocked 'said "^prompt PIN: ?$"' said_once
+    xsl_wake a-right && xsl_answer "$FIELD_RE" "$PIN" && xsl_outcome
+    check "xsecurelock, right PIN: asked once ('PIN or password:', nothing else), xsecurelock unlocks (exits 0)" \
+        all unlocked 'said "$FIELD_RE"' said_once
     check "xsecurelock, right PIN: the count is cleared (failures 0, last_success recorded)" \
         all 'failures_are 0' success_recorded
 
-    # --- 2. Return at PIN: skips to the password ----------------------------------------
+    # --- 2. the password in the field; Return on the empty field, then the password -----
     xsl_lock b || true
-    xsl_wake b && xsl_answer '^prompt PIN: ?$' && xsl_answer '^prompt Password: ?$' "$PASSWORD" && xsl_outcome
-    check "xsecurelock, password: Return at PIN: ('must be exactly 4 digits'), the password at Password: unlocks" \
-        all unlocked 'said_in_order "^prompt PIN: ?$" "^error The PIN must be" "^prompt Password: ?$"'
-    check "xsecurelock, password: the skipped PIN is not counted (failures 0)" failures_are 0
+    xsl_wake b && xsl_answer "$FIELD_RE" "$PASSWORD" && xsl_outcome
+    check "xsecurelock, password in the one field: one Enter unlocks (exits 0); asked once, no message, no Password:" \
+        all unlocked 'said "$FIELD_RE"' said_once
+    check "xsecurelock, password in the one field: nothing counted (failures 0)" failures_are 0
+    xsl_lock b-empty || true
+    xsl_wake b-empty && xsl_answer "$FIELD_RE" && xsl_answer '^prompt Password: ?$' "$PASSWORD" && xsl_outcome
+    check "xsecurelock, Return on the empty field: no message, pam_unix's Password: follows, the password there unlocks" \
+        all unlocked 'first_items "$FIELD_RE" "^prompt Password: ?$"' '! said "^(error|info) "'
+    check "xsecurelock, the skipped PIN is not counted (failures 0)" failures_are 0
 
     # --- 3. Debian's default service: common-auth ----------------------------------------
     xsl_lock c - || true
@@ -690,8 +719,8 @@ run_xsecurelock() {
     xsl_wake d-disabled hold && wait_until grep '^SR-HOLD' "$TAP" >/dev/null \
         && wait_red xsecurelock-lockout || shown=0
     release_hold
-    check "xsecurelock, PIN disabled: no PIN:; first 'PIN disabled after $DENY failed attempts...', then Password:" \
-        all "first_said '^error PIN disabled after $DENY failed attempts'" '! said "^prompt PIN: ?$"' \
+    check "xsecurelock, PIN disabled: no PIN prompt; first 'PIN disabled after $DENY failed attempts...', then pam_unix's Password:" \
+        all "first_said '^error PIN disabled after $DENY failed attempts'" '! said "^prompt PIN"' \
             'said_in_order "^error PIN disabled" "^prompt Password: ?$"'
     check "xsecurelock, PIN disabled: auth_x11 shows it as a red Error screen (screenshot while Password: is held)" \
         test "$shown" = 1
@@ -731,25 +760,30 @@ run_xscreensaver() {
     xss_wrong_pin "${WRONG_PINS[0]}"
     check "xscreensaver, wrong PIN: xscreensaver-auth drops root, pam_start(\"xscreensaver\", \"$TEST_USER\")" \
         all "xss_log_has 'changed uid/gid to $TEST_USER/'" "xss_log_has 'pam_start \\(\"xscreensaver\", \"$TEST_USER\"'"
-    check "xscreensaver, wrong PIN: PIN:, 'Incorrect PIN...' (PAM_ERROR_MSG), pam_unix's Password: (empty)" \
-        said_in_order '^prompt PIN: ?$' '^error Incorrect PIN' '^prompt Password: ?$'
+    check "xscreensaver, wrong PIN: 'PIN or password:', 'Incorrect PIN...' (PAM_ERROR_MSG), and nothing more: no Password: (auth_err=die)" \
+        all "first_items '$FIELD_RE' '^error Incorrect PIN'" '[ "$(conversation | wc -l)" -eq 2 ]'
     check "xscreensaver, wrong PIN: refused (pam_authenticate failed, 'authorization failed'), still locked" \
         xss_still_locked
     check "xscreensaver, wrong PIN: counted through the setuid helper (failures 1)" failures_are 1
-    xss_wake && xss_prompt '^prompt PIN: ?$' && answer "$PIN" && xss_outcome
-    check "xscreensaver, right PIN: asked once (PIN:), pam_acct_mgmt passes, the lock ends ('unlocking')" \
-        all xss_unlocked 'said "^prompt PIN: ?$"' said_once \
+    xss_wake && xss_prompt "$FIELD_RE" && answer "$PIN" && xss_outcome
+    check "xscreensaver, right PIN: asked once ('PIN or password:'), pam_acct_mgmt passes, the lock ends ('unlocking')" \
+        all xss_unlocked 'said "$FIELD_RE"' said_once \
             'xss_log_has "pam_acct_mgmt \\(\\.\\.\\.\\) ==> 0"'
     check "xscreensaver, right PIN: the count is cleared (failures 0, last_success recorded)" \
         all 'failures_are 0' success_recorded
 
-    # --- 2. Return at PIN: skips to the password ----------------------------------------
+    # --- 2. the password in the field; Return on the empty field, then the password -----
     xss_lock || true
-    xss_wake && xss_prompt '^prompt PIN: ?$' && answer && xss_prompt '^prompt Password: ?$' && answer "$PASSWORD" \
+    xss_wake && xss_prompt "$FIELD_RE" && answer "$PASSWORD" && xss_outcome
+    check "xscreensaver, password in the one field: one Enter unlocks ('unlocking'); asked once, no message, no Password:" \
+        all xss_unlocked 'said "$FIELD_RE"' said_once
+    check "xscreensaver, password in the one field: nothing counted (failures 0)" failures_are 0
+    xss_lock || true
+    xss_wake && xss_prompt "$FIELD_RE" && answer && xss_prompt '^prompt Password: ?$' && answer "$PASSWORD" \
         && xss_outcome
-    check "xscreensaver, password: Return at PIN: ('must be exactly 4 digits'), the password at Password: unlocks" \
-        all xss_unlocked 'said_in_order "^prompt PIN: ?$" "^error The PIN must be" "^prompt Password: ?$"'
-    check "xscreensaver, password: the skipped PIN is not counted (failures 0)" failures_are 0
+    check "xscreensaver, Return on the empty field: no message, pam_unix's Password: follows, the password there unlocks" \
+        all xss_unlocked 'first_items "$FIELD_RE" "^prompt Password: ?$"' '! said "^(error|info) "'
+    check "xscreensaver, the skipped PIN is not counted (failures 0)" failures_are 0
 
     # --- 3. lockout ------------------------------------------------------------------------
     xss_lock || true
@@ -764,8 +798,8 @@ run_xscreensaver() {
     # --- 4. PIN disabled: the message in the dialog; the right PIN does not unlock -------
     # (The message area: right of the logo, whose flames are red too.)
     xss_wake && wait_said '^error ' && xss_ready && wait_red xscreensaver-lockout 520x300+275+150 || shown=0
-    check "xscreensaver, PIN disabled: no PIN: asked; 'PIN disabled after $DENY failed attempts...' (PAM_ERROR_MSG)" \
-        all "first_said '^error PIN disabled after $DENY failed attempts'" '! said "^prompt PIN: ?$"'
+    check "xscreensaver, PIN disabled: no PIN prompt; 'PIN disabled after $DENY failed attempts...' (PAM_ERROR_MSG)" \
+        all "first_said '^error PIN disabled after $DENY failed attempts'" '! said "^prompt PIN"'
     check "xscreensaver, PIN disabled: the dialog shows it until a key (red text beside the logo, screenshot)" \
         test "$shown" = 1
     xss_prompt '^prompt Password: ?$' && answer "$PIN" && xss_outcome

@@ -4,26 +4,29 @@
 # the setuid secureroom-helper because i3lock runs PAM as the user.
 #
 # What it proves
-#   * i3lock, running as the user srlock with /etc/pam.d/i3lock = pam/screen-locker (the
-#     module's line, then @include common-auth), has the PIN checked through the setuid
-#     helper: a wrong PIN does not unlock (i3lock stays up) and is counted (failures 1);
-#     the right PIN unlocks (i3lock exits 0) and clears the count;
-#   * the password unlocks too: i3lock answers every prompt with the one typed string, so
-#     the module's "PIN:" gets the password (not a PIN: refused, not counted) and
-#     pam_unix's "Password:" gets it as well;
+#   * i3lock, running as the user srlock with /etc/pam.d/i3lock = pam/screen-locker (one
+#     field: the module's line with pin_or_password and auth_err=die, then pam_unix with
+#     try_first_pass), has the PIN checked through the setuid helper: a wrong PIN does not
+#     unlock (i3lock stays up), is counted (failures 1) and ends the attempt (no
+#     "Password:" prompt, pam_unix not run); the right PIN unlocks (i3lock exits 0) and
+#     clears the count;
+#   * the password unlocks too, in the same field: the module's "PIN or password:" gets
+#     it, hands it to pam_unix as PAM_AUTHTOK (no second prompt, no message), nothing
+#     counted;
 #   * lockout (deny=3, no delays, in /etc/security/secureroom.conf, the only policy the
-#     helper reads): three distinct wrong PINs disable the PIN; the right PIN no longer
-#     unlocks and is not counted; the module then refuses without asking for the PIN and
-#     sends its lockout message through i3lock's conversation; the password still
-#     unlocks and leaves the PIN disabled;
+#     helper reads): three distinct wrong PINs disable the PIN, none of them also tried
+#     as the password; the right PIN no longer unlocks and is not counted; the module
+#     then refuses without asking for the PIN and sends its lockout message through
+#     i3lock's conversation, and pam_unix asks "Password:" (i3lock answers it with the
+#     typed digits); the password still unlocks and leaves the PIN disabled;
 #   * what the stack says to the locker: for two of the i3locks (password; lockout) a
 #     gdb breakpoint on libpam's pam_vprompt, which every prompt and message of the stack
-#     passes through, records them: "PIN:", the module's message, then pam_unix's
-#     "Password:", each prompt answered by i3lock with the same typed string; with the
-#     PIN disabled no "PIN:" at all, only the lockout message. i3lock's own conversation
-#     function answers prompts and drops PAM_ERROR_MSG/PAM_TEXT_INFO, so the user sees
-#     i3lock's generic "Wrong!" indicator (checked on a screenshot: the red ring), never
-#     the lockout message;
+#     passes through, records them: "PIN or password:" alone for the password; "PIN or
+#     password:" and the module's message for a wrong PIN; with the PIN disabled no PIN
+#     prompt at all, the lockout message, then pam_unix's "Password:". i3lock's own
+#     conversation function answers every prompt with the one typed string and drops
+#     PAM_ERROR_MSG/PAM_TEXT_INFO, so the user sees i3lock's generic "Wrong!" indicator
+#     (checked on a screenshot: the red ring), never the lockout message;
 #   * nothing outside the test changed (checksums and listings, no test user, no mounts,
 #     no Xvfb, i3lock or gdb left running).
 #
@@ -344,8 +347,8 @@ inner_main() {
         all locker_alive 'start_tap b'
     type_secret "$PASSWORD"
     check "password (PIN usable): i3lock unlocks (exits 0)" unlocked
-    check "password (PIN usable): PIN: got the password too and refused it as no PIN ('must be exactly 4 digits'), then pam_unix's Password: took it" \
-        said_in_order '^prompt PIN: ?$' '^error The PIN must be exactly 4 digits' '^prompt Password: ?$'
+    check "password (PIN usable): one prompt, 'PIN or password:', no message, no Password: (pam_unix took it as PAM_AUTHTOK)" \
+        all 'said "^prompt PIN or password: ?$"' '[ "$(conversation | wc -l)" -eq 1 ]'
     check "password (PIN usable): nothing counted against the PIN (failures 0)" failures_are 0
     stop_tap
 
@@ -356,8 +359,8 @@ inner_main() {
         type_secret "${WRONG_PINS[$((k - 1))]}"
         check "lockout: wrong PIN $k/$DENY refused, i3lock still locked, failures $k" \
             all 'outcome_is refused' locker_alive "failures_are $k"
-        check "lockout: wrong PIN $k/$DENY: the conversation is PIN: (answered), 'Incorrect PIN...', then pam_unix's Password: (answered with the same digits)" \
-            said_in_order '^prompt PIN: ?$' '^error Incorrect PIN' '^prompt Password: ?$'
+        check "lockout: wrong PIN $k/$DENY: the conversation is 'PIN or password:' (answered), 'Incorrect PIN...', and ends: no Password: (auth_err=die; the digits not tried as the password)" \
+            all "said_in_order '^prompt PIN or password: ?\$' '^error Incorrect PIN'" '! said "^prompt Password: ?$"'
     done
     check "lockout: status --json shows the PIN disabled after $DENY failures" pin_disabled
     SHOT=locked-right-pin
@@ -365,16 +368,16 @@ inner_main() {
     SHOT=
     check "PIN disabled: the right PIN no longer unlocks (i3lock still locked), nothing counted (failures $DENY)" \
         all 'outcome_is refused' 'still_locked_after 2' "failures_are $DENY"
-    check "PIN disabled: the module refuses without asking for the PIN (no PIN: prompt; the helper's 'locked' path)" \
-        all 'said "^prompt Password: ?$"' '! said "^prompt PIN: ?$"'
+    check "PIN disabled: the module refuses without asking for the PIN (no 'PIN or password:' prompt; the helper's 'locked' path)" \
+        all 'said "^prompt Password: ?$"' '! said "^prompt PIN"'
     check "PIN disabled: the lockout message reaches i3lock's conversation (PAM_ERROR_MSG 'PIN disabled after $DENY failed attempts...'), then pam_unix's Password:" \
         said_in_order "^error PIN disabled after $DENY failed attempts" '^prompt Password: ?$'
     check "PIN disabled: i3lock shows only its generic red 'Wrong!' indicator (it drops PAM messages; screenshot)" \
         shows_wrong_indicator locked-right-pin
     type_secret "$PASSWORD"
     check "PIN disabled: the password still unlocks (i3lock exits 0)" unlocked
-    check "PIN disabled: the password went to pam_unix without a PIN: prompt, and the PIN stays disabled (failures $DENY)" \
-        all '! said "^prompt PIN: ?$"' 'said "^prompt Password: ?$"' "failures_are $DENY" pin_disabled
+    check "PIN disabled: the password went to pam_unix's Password: without a PIN prompt, and the PIN stays disabled (failures $DENY)" \
+        all '! said "^prompt PIN"' 'said "^prompt Password: ?$"' "failures_are $DENY" pin_disabled
     stop_tap
 
     COMPLETE=1
