@@ -79,7 +79,7 @@ final class LockoutPolicyTests: XCTestCase {
         record.lastFailure = at(9200, uptime: 9200)
         XCTAssertEqual(policy.status(of: record, at: now), .disabled(failures: 9))
         XCTAssertEqual(
-            policy.status(of: record, at: at(1000 + LockoutRecord.unforgivenLifetime, uptime: 99_999_999)),
+            policy.status(of: record, at: at(1000 + LockoutPolicy.unforgivenLifetime, uptime: 99_999_999)),
             .open(failures: 8, untilDelay: nil, untilDisabled: 1),
             "the first unforgiven failure no longer counts a year later")
     }

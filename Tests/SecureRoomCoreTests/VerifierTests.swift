@@ -392,7 +392,7 @@ final class VerifierTests: XCTestCase {
         _ = try verifier.verify(try pin("6000"), for: user)
         guard case .locked(.disabled(9)) = try verifier.verify(try pin("7391"), for: user) else { return XCTFail() }
         // A year later the old ones no longer count; the current run's one still does.
-        clock.advance(LockoutRecord.unforgivenLifetime)
+        clock.advance(LockoutPolicy.unforgivenLifetime)
         XCTAssertEqual(try verifier.status(of: user)?.failures, 1)
         try PINAdministration(store: store, clock: clock).resetLockout(for: user)
         XCTAssertEqual(try store.lockout(for: user).unforgiven, [], "a reset clears them")

@@ -367,7 +367,7 @@ public struct PINAdministration {
     public func resetLockout(for user: UserName) throws {
         try store.withExclusiveLock(for: user) {
             var tally = try store.lockout(for: user)
-            tally.clear()
+            store.configuration.lockout.clear(&tally)
             try store.write(tally, for: user)
         }
     }

@@ -1,9 +1,13 @@
 // SPDX-FileCopyrightText: 2026 SecureRoom authors
 // SPDX-License-Identifier: Apache-2.0
 
-/// The lockout schedule (docs/DESIGN.md §4, README "DEFAULTS AND WHY"): after a number of
-/// consecutive failures the next attempt must wait a delay; at `deny` failures the PIN
-/// is disabled until a success elsewhere or an administrator's reset.
+/// The lockout rule (docs/DESIGN.md §4, secureroom.conf(5) NOTES), all its numbers and
+/// every change it makes to a tally: after a number of consecutive failures the next
+/// attempt must wait a delay; at `deny` failures the PIN is disabled until a success
+/// elsewhere or an administrator's reset; a success forgives the failures of the typo
+/// window (`forgivenWindow`) and keeps the rest for `unforgivenLifetime`. The tally
+/// itself (`LockoutRecord`) is data and its text form; `LockoutProtocol` runs these
+/// changes under the user's lock.
 public struct LockoutPolicy: Equatable, Sendable {
     /// From `failures` consecutive failures on, wait `delay` seconds before the next attempt.
     public struct Step: Equatable, Sendable {
@@ -17,6 +21,12 @@ public struct LockoutPolicy: Equatable, Sendable {
     public var deny: Int
     /// Delays in increasing order of `failures`.
     public var schedule: [Step]
+
+    /// How long before a success its run's failures are forgiven: 5 minutes (the typo
+    /// window).
+    public static let forgivenWindow: Int64 = 300
+    /// How long an unforgiven failure counts: 365 days.
+    public static let unforgivenLifetime: Int64 = 365 * 86_400
 
     /// The accepted range for `deny`.
     public static let denyRange = 1...LockoutRecord.maximumSeenGuesses
@@ -61,7 +71,7 @@ public struct LockoutPolicy: Equatable, Sendable {
     /// the failures of the past year that no success forgave (LockoutRecord).
     public func status(of record: LockoutRecord, at now: Instant) -> LockoutStatus {
         let run = record.counted
-        let failures = run + record.unforgiven(at: now.wallSeconds)
+        let failures = run + unforgiven(in: record, at: now.wallSeconds)
         if failures >= deny { return .disabled(failures: failures) }
         let wait = delay(afterFailures: run)
         if wait > 0 {
@@ -113,78 +123,74 @@ public struct LockoutPolicy: Equatable, Sendable {
         }
         return RecordText.decimal(text, as: Int64.self)
     }
-}
 
-/// The next (longer) delay ahead of an open tally.
-public struct NextDelay: Equatable, Sendable {
-    /// Failures left before it starts.
-    public var attempts: Int
-    /// Its length in seconds.
-    public var delay: Int64
-}
-
-/// Where a user's tally stands.
-public enum LockoutStatus: Equatable, Sendable {
-    /// Attempts are allowed; `untilDelay` is the next longer delay, if one comes before the cap.
-    case open(failures: Int, untilDelay: NextDelay?, untilDisabled: Int)
-    /// Attempts are refused for `seconds` more.
-    case delayed(seconds: Int64, failures: Int)
-    /// The guess budget is spent: only a reset (or a success by other means) helps.
-    case disabled(failures: Int)
-
-    /// Consecutive failures counted.
-    public var failures: Int {
-        switch self {
-        case let .open(failures, _, _), let .delayed(_, failures), let .disabled(failures): return failures
-        }
+    /// The unforgiven failures of `record` that still count at `wallSeconds`.
+    public func unforgiven(in record: LockoutRecord, at wallSeconds: Int64) -> Int {
+        record.unforgiven.filter { wallSeconds - $0 < Self.unforgivenLifetime }.count
     }
 
-    /// Whether an attempt may be made now.
-    public var allowsAttempt: Bool {
-        if case .open = self { return true }
-        return false
-    }
-}
-
-extension LockoutStatus: CustomStringConvertible {
-    /// A compact description for log lines.
-    public var description: String {
-        switch self {
-        case let .open(failures, _, left): return "\(failures) consecutive failures, \(left) before disabled"
-        case let .delayed(seconds, failures): return "\(failures) consecutive failures, delayed \(seconds) s"
-        case let .disabled(failures): return "disabled after \(failures) consecutive failures"
-        }
-    }
-}
-
-/// Human-readable durations: "1-minute", "4 min 10 s", "1 h".
-public enum DurationText {
-    /// "4 min 10 s", "1 h 5 min", "30 s".
-    public static func spoken(_ seconds: Int64) -> String {
-        let s = max(seconds, 1)
-        let (hours, minutes, rest) = (s / 3600, s % 3600 / 60, s % 60)
-        var parts: [String] = []
-        if hours > 0 { parts.append("\(hours) h") }
-        if minutes > 0 { parts.append("\(minutes) min") }
-        if rest > 0 && hours == 0 { parts.append("\(rest) s") }
-        return parts.joined(separator: " ")
+    /// Step 1 of a check: counts `attempt` as pending in `record`, or returns the status
+    /// that refuses it (delayed or disabled) and changes nothing.
+    public func admit(_ attempt: LockoutRecord.PendingAttempt, into record: inout LockoutRecord, at now: Instant)
+        -> LockoutStatus?
+    {
+        let before = status(of: record, at: now)
+        guard before.allowsAttempt else { return before }
+        record.pending.append(attempt)
+        return nil
     }
 
-    /// "1-minute", "15-minute", "1-hour" (as in "a 1-minute delay"), in the user's language.
-    public static func adjective(_ seconds: Int64) -> String {
-        // TRANSLATORS: as in "a 15-minute delay" ("{count} attempts left before a {delay} delay.").
-        if seconds % 3600 == 0 { return localized("{count}-hour", plural: "{count}-hour", count: Int(seconds / 3600)) }
-        // TRANSLATORS: as in "a 15-minute delay".
-        if seconds % 60 == 0 { return localized("{count}-minute", plural: "{count}-minute", count: Int(seconds / 60)) }
-        // TRANSLATORS: as in "a 30-second delay".
-        return localized("{count}-second", plural: "{count}-second", count: Int(seconds))
+    /// Step 3 begins here: removes `attempt` from the pending ones; false if it was no
+    /// longer there (a reset or a success took it while argon2 ran).
+    public func resolve(_ attempt: LockoutRecord.PendingAttempt, in record: inout LockoutRecord) -> Bool {
+        let index = record.pending.firstIndex { $0.id == attempt.id }
+        if let index { record.pending.remove(at: index) }
+        return index != nil
     }
 
-    /// "60" → "1m", "3600" → "1h", "90" → "90s".
-    public static func compact(_ seconds: Int64) -> String {
-        if seconds > 0 && seconds % 86_400 == 0 { return "\(seconds / 86_400)d" }
-        if seconds > 0 && seconds % 3600 == 0 { return "\(seconds / 3600)h" }
-        if seconds > 0 && seconds % 60 == 0 { return "\(seconds / 60)m" }
-        return "\(seconds)s"
+    /// Counts `attempt`, already resolved, as a wrong guess with `tag`; false (and nothing
+    /// counted) if the same guess is already in this run. Without a tag (a PIN bound to its
+    /// own counter in the TPM) every wrong guess counts.
+    public func countWrongGuess(
+        _ attempt: LockoutRecord.PendingAttempt, tag: [UInt8]?, in record: inout LockoutRecord
+    ) -> Bool {
+        if let tag, record.seenGuesses.contains(tag) { return false }
+        record.failedAt.append(attempt.counted.wallSeconds)
+        record.lastFailure = attempt.counted
+        if let tag { record.seenGuesses.append(tag) }
+        return true
+    }
+
+    /// Records a success at `now`: the run ends; its failures and other pending attempts
+    /// counted within `forgivenWindow` before `now` are forgiven, the rest stay counted
+    /// (`unforgiven`) for `unforgivenLifetime`. Returns how many were forgiven and how
+    /// many were not.
+    @discardableResult
+    public func recordSuccess(in record: inout LockoutRecord, at now: Int64) -> (forgiven: Int, unforgiven: Int) {
+        let run = record.failedAt + record.pending.map(\.counted.wallSeconds)
+        let kept = run.filter { now - $0 > Self.forgivenWindow }
+        record.unforgiven = Array(
+            (record.unforgiven.filter { now - $0 < Self.unforgivenLifetime } + kept)
+                .suffix(LockoutRecord.maximumSeenGuesses))
+        record.failedAt = []
+        record.pending = []
+        record.seenGuesses = []
+        record.lastSuccess = now
+        return (run.count - kept.count, kept.count)
+    }
+
+    /// Records that a wrong PIN of this account was put to the TPM at `now` (the newest 100
+    /// are kept; `TPMShare` reads the recent ones).
+    public func recordChipFailure(in record: inout LockoutRecord, at now: Int64) {
+        record.chipFailedAt = Array((record.chipFailedAt + [now]).suffix(LockoutRecord.maximumSeenGuesses))
+    }
+
+    /// An administrator's reset, or a successful password (`authsucc`): nothing counts
+    /// (toward `deny`; the chip's failures stay, as on the chip).
+    public func clear(_ record: inout LockoutRecord) {
+        record.failedAt = []
+        record.pending = []
+        record.seenGuesses = []
+        record.unforgiven = []
     }
 }

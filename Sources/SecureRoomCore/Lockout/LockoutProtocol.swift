@@ -52,7 +52,7 @@ struct LockoutProtocol {
         try store.withExclusiveLock(on: file) {
             guard let subject = try look() else { return .absent }
             var tally = try store.lockout(at: file)
-            if let refusal = tally.admit(attempt, under: store.configuration.lockout, at: clock.now()) {
+            if let refusal = store.configuration.lockout.admit(attempt, into: &tally, at: clock.now()) {
                 return .refused(refusal)
             }
             try store.write(tally, at: file)
@@ -67,7 +67,7 @@ struct LockoutProtocol {
         } catch let error as SecureRoomError {
             try store.withExclusiveLock(on: file) {
                 var tally = try store.lockout(at: file)
-                if tally.resolve(attempt) { try store.write(tally, at: file) }
+                if store.configuration.lockout.resolve(attempt, in: &tally) { try store.write(tally, at: file) }
             }
             throw error
         }
@@ -107,10 +107,11 @@ struct LockoutProtocol {
         try store.withExclusiveLock(on: file) {
             let read = try store.lockout(at: file)
             var record = read
-            let wasPending = record.resolve(attempt)
+            let policy = store.configuration.lockout
+            let wasPending = policy.resolve(attempt, in: &record)
             // A wrong guess the chip tested is the account's share of the chip's counter,
             // whatever else happened meanwhile (`TPMShare`).
-            if guess.chipTested { record.recordChipFailure(at: clock.now().wallSeconds) }
+            if guess.chipTested { policy.recordChipFailure(in: &record, at: clock.now().wallSeconds) }
             let tally = OpenTally(record: record, written: read, wasPending: wasPending) {
                 try store.write($0, at: file)
             }
@@ -125,7 +126,7 @@ struct LockoutProtocol {
     func countWrongGuess(_ guess: Guess, in tally: OpenTally) -> PINVerifier.Outcome {
         let policy = store.configuration.lockout
         guard tally.wasPending else { return .incorrect(policy.status(of: tally.record, at: clock.now())) }
-        let counted = tally.record.recordWrongGuess(attempt, tag: guess.tag)
+        let counted = policy.countWrongGuess(attempt, tag: guess.tag, in: &tally.record)
         let status = policy.status(of: tally.record, at: clock.now())
         return counted ? .incorrect(status) : .repeatedIncorrect(status)
     }

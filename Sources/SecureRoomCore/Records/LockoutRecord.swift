@@ -4,8 +4,9 @@
 /// One user's failure tally (docs/FORMAT.md §4): the failures of the current run, the
 /// attempts counted but not yet resolved (`pending`), the tags of the run's wrong guesses
 /// (`seenGuesses`, no cheaper to search than the credential), the failures a success did
-/// not forgive (`unforgiven`, for a year), and the chip's share (`chipFailedAt`). The
-/// steps that change it are `LockoutProtocol`'s; this type only keeps the record's rules.
+/// not forgive (`unforgiven`, for a year), and the chip's share (`chipFailedAt`). Data and
+/// its text form only: every change to it is a rule of `LockoutPolicy`, run under the
+/// user's lock by `LockoutProtocol`.
 public struct LockoutRecord: Equatable, Sendable {
     /// The record's first line; version 1 records (HMAC tags under the pepper) are still
     /// read, without their tags.
@@ -26,11 +27,6 @@ public struct LockoutRecord: Equatable, Sendable {
         /// Length of `id`.
         public static let idLength = 8
     }
-
-    /// How long before a success its run's failures are forgiven: 5 minutes.
-    public static let forgivenWindow: Int64 = 300
-    /// How long an unforgiven failure counts: 365 days.
-    public static let unforgivenLifetime: Int64 = 365 * 86_400
 
     /// When each failure of the current run was counted (wall clock), oldest first: the
     /// consecutive failures since the last success or reset, resolved ones only.
@@ -57,73 +53,6 @@ public struct LockoutRecord: Equatable, Sendable {
 
     /// Failures plus pending attempts: the current run, which the delays follow.
     public var counted: Int { failures + pending.count }
-
-    /// The unforgiven failures that still count at `wallSeconds`.
-    public func unforgiven(at wallSeconds: Int64) -> Int {
-        unforgiven.filter { wallSeconds - $0 < Self.unforgivenLifetime }.count
-    }
-
-    /// Step 1 of a check: counts `attempt` as pending, or returns the status that refuses
-    /// it (delayed or disabled) and changes nothing.
-    public mutating func admit(_ attempt: PendingAttempt, under policy: LockoutPolicy, at now: Instant)
-        -> LockoutStatus?
-    {
-        let before = policy.status(of: self, at: now)
-        guard before.allowsAttempt else { return before }
-        pending.append(attempt)
-        return nil
-    }
-
-    /// Step 3 begins here: removes `attempt` from the pending ones; false if it was no
-    /// longer there (a reset or a success took it while argon2 ran).
-    public mutating func resolve(_ attempt: PendingAttempt) -> Bool {
-        let index = pending.firstIndex { $0.id == attempt.id }
-        if let index { pending.remove(at: index) }
-        return index != nil
-    }
-
-    /// Counts `attempt`, already resolved, as a wrong guess with `tag`; false (and nothing
-    /// counted) if the same guess is already in this run. Without a tag (a PIN bound to its
-    /// own counter in the TPM) every wrong guess counts.
-    public mutating func recordWrongGuess(_ attempt: PendingAttempt, tag: [UInt8]?) -> Bool {
-        if let tag, seenGuesses.contains(tag) { return false }
-        failedAt.append(attempt.counted.wallSeconds)
-        lastFailure = attempt.counted
-        if let tag { seenGuesses.append(tag) }
-        return true
-    }
-
-    /// Records a success at `now`: the run ends; its failures and other pending attempts
-    /// counted within `forgivenWindow` before `now` are forgiven, the rest stay counted
-    /// (`unforgiven`) for a year. Returns how many were forgiven and how many were not.
-    @discardableResult
-    public mutating func recordSuccess(at now: Int64) -> (forgiven: Int, unforgiven: Int) {
-        let run = failedAt + pending.map(\.counted.wallSeconds)
-        let kept = run.filter { now - $0 > Self.forgivenWindow }
-        unforgiven = Array(
-            (unforgiven.filter { now - $0 < Self.unforgivenLifetime } + kept)
-                .suffix(Self.maximumSeenGuesses))
-        failedAt = []
-        pending = []
-        seenGuesses = []
-        lastSuccess = now
-        return (run.count - kept.count, kept.count)
-    }
-
-    /// Records that a wrong PIN of this account was put to the TPM at `now` (the newest 100
-    /// are kept; `TPMShare` reads the recent ones).
-    public mutating func recordChipFailure(at now: Int64) {
-        chipFailedAt = Array((chipFailedAt + [now]).suffix(Self.maximumSeenGuesses))
-    }
-
-    /// An administrator's reset, or a successful password (`authsucc`): nothing counts
-    /// (toward `deny`; the chip's failures stay, as on the chip).
-    public mutating func clear() {
-        failedAt = []
-        pending = []
-        seenGuesses = []
-        unforgiven = []
-    }
 
     /// The instants from which delays run: the latest failure and every pending attempt.
     public var attemptInstants: [Instant] { (lastFailure.map { [$0] } ?? []) + pending.map(\.counted) }

@@ -34,7 +34,7 @@ public struct PINVerifier {
         /// then `PINAdministration.acknowledgeVaultErasure`).
         public let vaultErased: CredentialRecord.VaultErasure?
         /// The failed attempts this success ended (since the last login), and how many of
-        /// them were not forgiven and count for a year (`LockoutRecord.recordSuccess`).
+        /// them were not forgiven and count for a year (`LockoutPolicy.recordSuccess`).
         public let failures: (count: Int, unforgiven: Int)
 
         /// A success that carries `vaultKey` and nothing else to tell.
@@ -168,7 +168,7 @@ public struct PINVerifier {
                 return found == nil ? .notEnrolled : .incorrect(lockout.status(of: tally))
             }
             if let master = guess.master {
-                let ended = tally.record.recordSuccess(at: clock.now().wallSeconds)
+                let ended = store.configuration.lockout.recordSuccess(in: &tally.record, at: clock.now().wallSeconds)
                 try tally.commit()
                 if let whileLocked {
                     let before = current
