@@ -85,7 +85,7 @@ struct EnrolmentOffer {
         )
         call.inform(localized("PIN created. Next time you can log in with it."))
         // The password just accepted (pam_unix leaves it as PAM_AUTHTOK): only its form is looked at.
-        if case let token?? = try? call.pam.tokenItem(old: false, format: configuration.format), token.count > 0 {
+        if (try? call.pam.tokenItem(old: false, format: configuration.format)) != nil {
             call.inform(Messages.pinShapedPassword(digits: configuration.format.digits))
         }
         if let vault {

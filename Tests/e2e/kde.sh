@@ -150,10 +150,7 @@ OUTER_START=$(now_ms)
 outer_prerequisites() {
     need_password_hashing
     need_setuid_helper
-    local f
-    for f in atspi-greeter.py; do
-        [ -f "$FIXTURES/$f" ] || die "$FIXTURES/$f not found"
-    done
+    [ -f "$FIXTURES/atspi-greeter.py" ] || die "$FIXTURES/atspi-greeter.py not found"
     image_path
 }
 nspawn_state() {

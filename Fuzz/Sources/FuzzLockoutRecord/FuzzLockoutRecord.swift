@@ -75,7 +75,7 @@ public func fuzzLockoutRecord(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     for policy in policies {
         for now in instants {
             let status = policy.status(of: record, at: now)
-            let counted = record.counted + record.unforgiven(at: now.wallSeconds)
+            let counted = record.counted + policy.unforgiven(in: record, at: now.wallSeconds)
             require(status.failures == counted, "status reports \(status.failures) failures, the record \(counted)")
             require(!(counted >= policy.deny && status.allowsAttempt), "disabled tally allows an attempt")
         }
