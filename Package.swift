@@ -167,6 +167,15 @@ let package = Package(
         .testTarget(
             name: "HelperTests", dependencies: ["SecureRoomTestSupport"],
             swiftSettings: testSettings),
+        // secureroom-vault as a program: the vault's commands, unlock, recovery, imports.
+        .testTarget(
+            name: "VaultToolTests", dependencies: ["SecureRoomTestSupport"],
+            swiftSettings: testSettings),
+        // The repository itself: documentation against the code, man pages, licences,
+        // the install script.
+        .testTarget(
+            name: "RepositoryTests", dependencies: ["SecureRoomTestSupport", "SecureRoomCore"],
+            swiftSettings: testSettings),
         .testTarget(
             name: "TPMTests", dependencies: ["SecureRoomCore", "TPMESAPI", "CTSS2", "SecureRoomTestSupport"],
             swiftSettings: testSettings),
