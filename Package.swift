@@ -169,7 +169,7 @@ let package = Package(
             swiftSettings: testSettings),
         // secureroom-vault as a program: the vault's commands, unlock, recovery, imports.
         .testTarget(
-            name: "VaultToolTests", dependencies: ["SecureRoomTestSupport"],
+            name: "VaultToolTests", dependencies: ["SecureRoomTestSupport", "SecureRoomImport", "SecureRoomVault"],
             swiftSettings: testSettings),
         // The repository itself: documentation against the code, man pages, licences,
         // the install script.

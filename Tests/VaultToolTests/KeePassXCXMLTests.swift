@@ -2,7 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import SecureRoomImport
 import SecureRoomTestSupport
+import SecureRoomVault
 import XCTest
 
 /// `secureroom-vault import --from keepassxc` with KeePassXC's XML export: a real export
@@ -190,6 +192,84 @@ final class KeePassXCXMLTests: XCTestCase {
             "Trash/Kept is not read once Trash is the recycle bin")
     }
 
+    /// An XML export's first line.
+    static let declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+
+    /// Malformed XML exports: (name, the file, what is said after "the XML export, line ").
+    static let malformedXML: [(String, [UInt8], String)] = [
+        (
+            "doctype",
+            Array(
+                (KeePassXCXMLTests.declaration + "<!DOCTYPE KeePassFile [\n<!ENTITY a \"aaaa\">\n]>\n"
+                    + "<KeePassFile>&a;</KeePassFile>\n").utf8),
+            "2: a DOCTYPE is refused (no entity is declared or expanded here)"
+        ),
+        (
+            "mismatched",
+            Array((KeePassXCXMLTests.declaration + "<KeePassFile>\n<Meta>\n</Root>\n</KeePassFile>\n").utf8),
+            "4: the end tag </Root> does not match <Meta> opened on line 3"
+        ),
+        (
+            "unclosed", Array("<KeePassFile>\n<Root>\n</Root>\n".utf8),
+            "4: the element <KeePassFile> opened on line 1 is not closed"
+        ),
+        (
+            "entity", Array("<KeePassFile>\n&nbsp;</KeePassFile>".utf8),
+            "2: an entity is refused: only &lt; &gt; &amp; &apos; &quot; are read"
+        ),
+        ("utf8", Array("<KeePassFile>\n\n".utf8) + [0xC3, 0x28], "3: the file is not UTF-8"),
+        (
+            "control", Array("<KeePassFile>\n\u{1}</KeePassFile>".utf8),
+            "2: the character U+0001 is not allowed in XML"
+        ),
+        (
+            "beyond", Array("<KeePassFile>&#1114112;".utf8),
+            "1: the character reference &#1114112; is not a character XML allows"
+        ),
+        (
+            "surrogate", Array("<KeePassFile>&#xD800;".utf8),
+            "1: the character reference &#xD800; is not a character XML allows"
+        ),
+        (
+            "unquoted", Array("<KeePassFile>\n<Meta a=1/></KeePassFile>".utf8),
+            "2: the value of the attribute a is not in quotes"
+        ),
+        (
+            "twice", Array("<KeePassFile>\n<Meta a='1' a=\"1\"/>".utf8),
+            "2: the attribute a is given twice in <Meta>"
+        ),
+        (
+            "latin1", Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><KeePassFile/>".utf8),
+            "1: the file declares the encoding ISO-8859-1; only UTF-8 is read"
+        ),
+        (
+            "deep",
+            Array(
+                (KeePassXCXMLTests.declaration + String(repeating: "<x>", count: 257)
+                    + String(repeating: "</x>", count: 257)).utf8),
+            "2: elements are nested more than 256 deep"
+        ),
+        (
+            "protected",
+            Array(
+                (KeePassXCXMLTests.declaration + "<KeePassFile><Root><Group><Name>Root</Name><Entry>\n<String>"
+                    + "<Key>Password</Key><Value Protected=\"True\">bm90IGNsZWFy</Value></String></Entry>"
+                    + "</Group></Root></KeePassFile>").utf8),
+            "3: the entry's Password is encrypted (Protected=\"True\"): this is the XML inside a .kdbx "
+                + "file, not an export; export the database to XML with KeePassXC"
+        ),
+    ]
+
+    /// The same files, read in this process by the reader the tool wraps
+    /// (`SecureRoomImport.KeePassXCXML`): each is refused with the same line and words.
+    func testTheReaderRefusesMalformedXMLInProcess() throws {
+        for (name, bytes, message) in Self.malformedXML {
+            XCTAssertThrowsError(try KeePassXCXML(bytes), name) { error in
+                XCTAssertEqual(error as? VaultError, .invalid("the XML export, line \(message)"), name)
+            }
+        }
+    }
+
     /// Malformed XML is refused whole, with the line and what is wrong, and nothing is
     /// stored: a DOCTYPE (an entity declaration with it), tags that do not match, an
     /// element left open, an entity XML does not predefine, bytes that are not UTF-8, a
@@ -198,70 +278,8 @@ final class KeePassXCXMLTests: XCTestCase {
     /// deep (256 are read: that file is refused only for not being KeePassXC's), and a
     /// value encrypted by a .kdbx inner stream (Protected="True").
     func testRefusesMalformedXMLNamingTheLine() throws {
-        let declaration = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        // (name, the file, what the tool says after "the XML export, line ").
-        let cases: [(String, [UInt8], String)] = [
-            (
-                "doctype",
-                Array(
-                    (declaration + "<!DOCTYPE KeePassFile [\n<!ENTITY a \"aaaa\">\n]>\n"
-                        + "<KeePassFile>&a;</KeePassFile>\n").utf8),
-                "2: a DOCTYPE is refused (no entity is declared or expanded here)"
-            ),
-            (
-                "mismatched", Array((declaration + "<KeePassFile>\n<Meta>\n</Root>\n</KeePassFile>\n").utf8),
-                "4: the end tag </Root> does not match <Meta> opened on line 3"
-            ),
-            (
-                "unclosed", Array("<KeePassFile>\n<Root>\n</Root>\n".utf8),
-                "4: the element <KeePassFile> opened on line 1 is not closed"
-            ),
-            (
-                "entity", Array("<KeePassFile>\n&nbsp;</KeePassFile>".utf8),
-                "2: an entity is refused: only &lt; &gt; &amp; &apos; &quot; are read"
-            ),
-            ("utf8", Array("<KeePassFile>\n\n".utf8) + [0xC3, 0x28], "3: the file is not UTF-8"),
-            (
-                "control", Array("<KeePassFile>\n\u{1}</KeePassFile>".utf8),
-                "2: the character U+0001 is not allowed in XML"
-            ),
-            (
-                "beyond", Array("<KeePassFile>&#1114112;".utf8),
-                "1: the character reference &#1114112; is not a character XML allows"
-            ),
-            (
-                "surrogate", Array("<KeePassFile>&#xD800;".utf8),
-                "1: the character reference &#xD800; is not a character XML allows"
-            ),
-            (
-                "unquoted", Array("<KeePassFile>\n<Meta a=1/></KeePassFile>".utf8),
-                "2: the value of the attribute a is not in quotes"
-            ),
-            (
-                "twice", Array("<KeePassFile>\n<Meta a='1' a=\"1\"/>".utf8),
-                "2: the attribute a is given twice in <Meta>"
-            ),
-            (
-                "latin1", Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><KeePassFile/>".utf8),
-                "1: the file declares the encoding ISO-8859-1; only UTF-8 is read"
-            ),
-            (
-                "deep",
-                Array(
-                    (declaration + String(repeating: "<x>", count: 257)
-                        + String(repeating: "</x>", count: 257)).utf8),
-                "2: elements are nested more than 256 deep"
-            ),
-            (
-                "protected",
-                Array(
-                    (declaration + "<KeePassFile><Root><Group><Name>Root</Name><Entry>\n<String>"
-                        + "<Key>Password</Key><Value Protected=\"True\">bm90IGNsZWFy</Value></String></Entry>"
-                        + "</Group></Root></KeePassFile>").utf8),
-                "3: the entry's Password is encrypted (Protected=\"True\"): this is the XML inside a .kdbx "
-                    + "file, not an export; export the database to XML with KeePassXC"
-            ),
-        ]
+        let declaration = Self.declaration
+        let cases = Self.malformedXML
         var files: [String] = []
         for (name, bytes, _) in cases {
             files.append(stage.scratch + "/\(name).xml")
