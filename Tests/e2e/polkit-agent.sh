@@ -67,7 +67,7 @@
 #   SR_E2E_TIMEOUT   seconds to wait for each dialog state, registration or exit (default 15)
 #   SR_E2E_IMAGES    where the root image is kept (default <repo>/.build/e2e-images)
 #   SR_E2E_RELEASE   the container's Debian release (default: the host's; scripts/test
-#                    runs it again with forky)
+#                    runs it again with forky, and with --package with trixie)
 #   SR_E2E_MIRROR    the Debian mirror (default http://deb.debian.org/debian)
 #   Needs systemd-nspawn (systemd-container), mmdebstrap (and the network, the first time
 #   in a month, unless the image is there), python3 or openssl (the password's hash) and
@@ -95,8 +95,9 @@ MIRROR=${SR_E2E_MIRROR:-http://deb.debian.org/debian}
 IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
 # What the root image holds: the container's init and login session, the bus, polkit and
 # a graphical agent, the X server and the test's tools, and the libraries the module and
-# tool need. Debian 12 has polkit-gnome; later releases dropped it for its fork mate-polkit.
-IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,login,dbus,dbus-user-session,polkitd,pkexec,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libsqlite3-0,libkeyutils1,procps
+# tool need. Debian 12 has polkit-gnome; later releases dropped it for its fork
+# mate-polkit. passwd (useradd) is named: Debian 13's login no longer pulls it in.
+IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,login,passwd,dbus,dbus-user-session,polkitd,pkexec,xvfb,xdotool,at-spi2-core,python3-pyatspi,libargon2-1,libsqlite3-0,libkeyutils1,procps
 case $RELEASE in
     bookworm)
         IMAGE_PACKAGES+=,policykit-1-gnome,libssl3
