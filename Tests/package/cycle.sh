@@ -19,7 +19,9 @@
 #     (after which chpasswd must still change passwords: common-password has the
 #     profile's line too), `secureroom set USER`, then `pamtester login USER
 #     authenticate` with only the PIN typed on stdin succeeds (the password is never
-#     given), and a wrong PIN alone does not; with `secureroom-authsucc` enabled too, a
+#     given), and so do the release's real su (run by nobody, to become the user) and
+#     sudo (run by the user; a sudoers rule of the test's own) with the PIN typed at
+#     "PIN: " on a terminal; a wrong PIN alone does not; with `secureroom-authsucc` enabled too, a
 #     PIN login keeps a wrong PIN made 10 minutes before it counted (the authsucc line
 #     lifts a lockout only after the password);
 #   * the upgrade to the same packages built with a higher version (scripts/package
@@ -111,7 +113,7 @@ if [ "$inner" -eq 0 ]; then
   esac
   # The root's packages: the tools of the test and every dependency of ours that is
   # not ours (the release's alternative, no version), so installing needs no network.
-  includes=(libpam-runtime pamtester passwd login)
+  includes=(libpam-runtime pamtester passwd login sudo)
   for deb in "${v1[@]}" "${v2[@]}"; do
     while read -r name; do
       case $name in libpam-secureroom | secureroom | "") ;; *) includes+=("$name") ;; esac
@@ -287,16 +289,18 @@ make_vault() {
 # question: the question names the vault, and the state is kept. apt runs on a terminal
 # (a pty of the host's python3) and "no" is typed once the question shows: trixie's
 # teletype frontend reads only a controlling terminal, and only after it asked.
-purge_answered_no() {
-  local out
-  out=$(python3 - "$root" "$PATH_IN_ROOT" <<'PYTHON'
+# on_terminal QUESTION END ANSWER COMMAND...: COMMAND in the root on a terminal of its own
+# (a pty from the host's python3: the root has none), ANSWER typed once QUESTION and then
+# END have appeared (a prompt that turns echo off discards what was typed before it);
+# prints what the terminal showed and exits with COMMAND's status.
+on_terminal() {
+  python3 - "$root" "$PATH_IN_ROOT" "$@" <<'PYTHON'
 import os, pty, select, sys, time
-root, path = sys.argv[1], sys.argv[2]
+root, path, question, end, answer = sys.argv[1:6]
 pid, terminal = pty.fork()
 if pid == 0:
     os.execv("/usr/sbin/chroot", ["chroot", root, "/usr/bin/env", "-i", "PATH=" + path, "HOME=/root",
-             "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=teletype", "apt-get", "purge", "-y",
-             "libpam-secureroom", "secureroom"])
+             "LC_ALL=C.UTF-8", "DEBIAN_FRONTEND=teletype"] + sys.argv[6:])
 seen, answered, deadline = b"", False, time.monotonic() + 300
 while time.monotonic() < deadline:
     if select.select([terminal], [], [], 1)[0]:
@@ -307,15 +311,39 @@ while time.monotonic() < deadline:
         if not data:
             break
         seen += data
-        question = seen.find(b"Delete every PIN")
-        if not answered and question >= 0 and b"?" in seen[question:]:
-            time.sleep(0.5)  # the rest of the prompt, then the frontend reads
-            os.write(terminal, b"no\n")
+        at = seen.find(question.encode())
+        if not answered and at >= 0 and end.encode() in seen[at:]:
+            time.sleep(0.5)  # the rest of the prompt, then the program reads
+            os.write(terminal, answer.encode() + b"\n")
             answered = True
 sys.stdout.write(seen.decode(errors="replace"))
 sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
 PYTHON
-  ) || { echo "$out"; return 1; }
+}
+# su_with_pin, sudo_with_pin: real su (util-linux, setuid) run by nobody to become the
+# test user, and real sudo run by the test user (a sudoers rule of its own), each on a
+# terminal, the PIN typed at the module's "PIN: ": the command runs as the target user.
+su_with_pin() {
+  local out
+  out=$(on_terminal "PIN" ": " "$PIN" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+    su "$TEST_USER" -c "id -un") || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q "PIN: " <<<"$out" && tr -d '\r' <<<"$out" | grep -qx "$TEST_USER"
+}
+sudo_with_pin() {
+  local out
+  # Without use_pty (Debian's default): the root has no /dev/pts for sudo's own pty.
+  printf 'Defaults:%s !use_pty\n%s ALL=(ALL) ALL\n' "$TEST_USER" "$TEST_USER" >"$root/etc/sudoers.d/secureroom-cycle"
+  chmod 0440 "$root/etc/sudoers.d/secureroom-cycle"
+  out=$(on_terminal "PIN" ": " "$PIN" setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
+    sudo -k -- id -un) || { echo "$out"; rm -f "$root/etc/sudoers.d/secureroom-cycle"; return 1; }
+  rm -f "$root/etc/sudoers.d/secureroom-cycle"
+  echo "$out"
+  grep -q "PIN: " <<<"$out" && tr -d '\r' <<<"$out" | grep -qx root
+}
+purge_answered_no() {
+  local out
+  out=$(on_terminal "Delete every PIN" "?" no apt-get purge -y libpam-secureroom secureroom) || { echo "$out"; return 1; }
   echo "$out"
   grep -q "Delete every PIN and the vaults' recovery records?" <<<"$out" &&
     grep -q "kept /var/lib/secureroom" <<<"$out"
@@ -449,6 +477,8 @@ check "pam-auth-update --enable secureroom puts the module in common-auth" enabl
 check "chpasswd still changes passwords with the profile enabled (common-password)" set_password
 check "secureroom set $TEST_USER --stdin" set_pin
 check "the PIN alone authenticates through pamtester login" authenticate "$PIN"
+check "real su, run by nobody: the PIN at \"PIN: \" makes it $TEST_USER" su_with_pin
+check "real sudo, run by $TEST_USER: the PIN at \"PIN: \" runs the command as root" sudo_with_pin
 check "$TEST_USER makes a vault with the PIN (secureroom-vault init, as the user)" make_vault
 check "a wrong PIN alone does not" refused "$WRONG_PIN"
 check "pam-auth-update --enable secureroom-authsucc adds the authsucc line to common-auth" enable_authsucc
