@@ -151,13 +151,7 @@ final class DocumentationTests: XCTestCase {
 
     /// The keys `Configuration.apply` parses (each `case "key"`).
     private func parsedKeys() throws -> Set<String> {
-        let source = try text("Sources/SecureRoomCore/Configuration/Configuration.swift")
-        let keys = Set(
-            source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
-                let key = rest.prefix { $0 != "\"" }
-                return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty
-                    ? String(key) : nil
-            })
+        let keys = try ConfigurationKeys.parsed()
         XCTAssertGreaterThanOrEqual(keys.count, 30, "the parser's keys were not found: \(keys.sorted())")
         return keys
     }

@@ -29,15 +29,7 @@ final class ManPageTests: XCTestCase {
     }
 
     func testConfigurationPagesNameEveryKey() throws {
-        let source = try String(
-            contentsOfFile: Artifacts.root + "/Sources/SecureRoomCore/Configuration/Configuration.swift",
-            encoding: .utf8)
-        let parsed = Set(
-            source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
-                let key = rest.prefix { $0 != "\"" }
-                return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty
-                    ? String(key) : nil
-            })
+        let parsed = try ConfigurationKeys.parsed()
         XCTAssertGreaterThanOrEqual(parsed.count, 30, "the parser's keys were not found: \(parsed.sorted())")
         for name in ["secureroom.conf.5", "pam_secureroom.8"] {
             let text = try page(name)

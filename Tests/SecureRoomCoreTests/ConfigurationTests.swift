@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import SecureRoomTestSupport
 import XCTest
 
 @testable import SecureRoomCore
@@ -110,15 +111,7 @@ final class ConfigurationTests: XCTestCase {
     func testTheShippedConfigDocumentsEveryKey() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let source = try String(
-            contentsOf: root.appendingPathComponent("Sources/SecureRoomCore/Configuration/Configuration.swift"),
-            encoding: .utf8)
-        let parsed = Set(
-            source.components(separatedBy: "case \"").dropFirst().compactMap { rest -> String? in
-                let key = rest.prefix { $0 != "\"" }
-                return key.allSatisfy({ $0.isLowercase || $0.isNumber || $0 == "_" }) && !key.isEmpty
-                    ? String(key) : nil
-            })
+        let parsed = try ConfigurationKeys.parsed()
         XCTAssertGreaterThanOrEqual(parsed.count, 30, "the parser's keys were not found: \(parsed.sorted())")
         let shipped = try String(contentsOf: root.appendingPathComponent("pam/secureroom.conf"), encoding: .utf8)
         let documented = Set(

@@ -94,6 +94,8 @@ set -euo pipefail
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck source=Tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=Tests/e2e/container.sh
+. "$(dirname "$0")/container.sh"
 
 PIN=6193                          # passes the CLI's policy (not a sequence, not blocklisted)
 PASSWORD='Harbour-Amber-38q'      # srgnome's real password (inside the container only)
@@ -110,22 +112,11 @@ LOCKED_TEXT="PIN disabled after $DENY failed attempts; ask an administrator."
 SORRY="Sorry, password authentication didn"  # GDM's after any failure (then a curly apostrophe)
 STATE=/var/lib/secureroom         # the module's default dir=, in the container
 RELEASE=trixie                    # GNOME 48, the last with an X11 session
-MIRROR=${SR_E2E_MIRROR:-http://deb.debian.org/debian}
-IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
+IMAGE_KIND=gnome
 # The container's init and login sessions, the buses, GDM and GNOME Shell with
 # gnome-session, the X server GDM's Xorg wrapper runs, the test's tools, and the libraries
 # the module and tool need.
 IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,login,dbus,dbus-user-session,gdm3,gnome-shell,gnome-session,libpam-gnome-keyring,xvfb,xdotool,at-spi2-core,python3-pyatspi,python3-gi,libgl1-mesa-dri,fonts-cantarell,libargon2-1,libsqlite3-0,libkeyutils1,libssl3t64,procps
-
-# incorrect_pin_text K: the module's message after wrong PIN K of DENY in a row.
-incorrect_pin_text() {
-    local left=$((DENY - $1))
-    case $left in
-        0) echo "Incorrect PIN. PIN disabled after $DENY failed attempts; ask an administrator." ;;
-        1) echo "Incorrect PIN. 1 attempt left before the PIN is disabled." ;;
-        *) echo "Incorrect PIN. $left attempts left before the PIN is disabled." ;;
-    esac
-}
 
 E2E_PREFIX=sr-gnome
 E2E_ROOT_REASON="it boots a container with systemd-nspawn"
@@ -145,7 +136,6 @@ E2E_LEFTOVERS_BAD="the work directory %s or nspawn state left behind"
 # Outer run: the hooks lib.sh's outer_main calls.
 # ---------------------------------------------------------------------------------------
 MACHINE="sr-gnome-$$"
-NSPAWN_RUN=/run/systemd/nspawn
 
 outer_prerequisites() {
     need_password_hashing
@@ -153,14 +143,6 @@ outer_prerequisites() {
         || die "pam_secureroom_core.so not found beside $MODULE (build it, or set SECUREROOM_MODULE)"
     [ -f "$REPO/Tests/e2e/gnome-unlock.py" ] || die "Tests/e2e/gnome-unlock.py not found"
     image_path
-}
-outer_snapshot() {
-    NSPAWN_RUN_EXISTED=0
-    [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
-    return 0
-}
-outer_header() {
-    echo "# systemd-nspawn $(systemd-nspawn --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), image: $IMAGE"
 }
 # Processes of the test: those of the test user's uid (the container shares the host's
 # uids). The container's own (systemd, GDM) end with its PID namespace.
@@ -172,65 +154,16 @@ outer_checks() {
     tally_none_left "no process of the test user (GNOME session, Xvfb, driver) left running" \
                     "processes of the container's sessions left running"
 }
-outer_on_abort() {
-    if [ -s "$T/boot.log" ]; then tail -n 15 "$T/boot.log" | sed 's/^/#   boot: /'; fi
-}
-# nspawn's own state for this machine (nspawn cannot remove its propagation directory
-# where /run is not a tmpfs); then the directories nspawn made, if there were none before
-# and no other container (another test, another engineer's) uses them now: rmdir only.
-outer_cleanup() {
-    rm -rf "$NSPAWN_RUN/propagate/$MACHINE"
-    if [ "${NSPAWN_RUN_EXISTED:-1}" = 0 ]; then
-        rmdir "$NSPAWN_RUN/propagate" "$NSPAWN_RUN/locks" "$NSPAWN_RUN" 2>/dev/null || true
-    fi
-}
-# Nothing of this machine's is left under /run/systemd/nspawn. (Comparing the whole
-# listing with the one before would count other containers started or stopped meanwhile.)
-outer_leftovers() {
-    [ -z "$(find "$NSPAWN_RUN" -name "*$MACHINE*" 2>/dev/null)" ]
-}
-
-# The root image: made once per mirror, package list and month, then reused; a new one
-# replaces the older ones.
-IMAGE=
-image_path() {
-    local digest
-    digest=$(printf '%s %s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
-        "$(date -u +%Y-%m)" | sha256sum | cut -c1-12)
-    IMAGE="$IMAGES/gnome-$RELEASE-$digest.tar"
-}
-make_image() {
-    [ -f "$IMAGE" ] && return 0
-    install -d -m 0755 "$IMAGES"
-    rm -f "$IMAGES/gnome-$RELEASE-"*.tar "$IMAGES/gnome-$RELEASE-"*.tar.partial
-    echo "# making the root image (mmdebstrap $RELEASE from $MIRROR; once)"
-    local start=$SECONDS
-    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
-            --aptopt='Acquire::Check-Valid-Until "false"' \
-            "$RELEASE" "$IMAGE.partial" "$MIRROR" > "$T/mmdebstrap.log" 2>&1; then
-        tail -n 20 "$T/mmdebstrap.log" | sed 's/^/#   mmdebstrap: /'
-        rm -f "$IMAGE.partial"
-        die "mmdebstrap of the root image failed"
-    fi
-    mv "$IMAGE.partial" "$IMAGE"
-    echo "# root image made in $((SECONDS - start)) s: $(du -h "$IMAGE" | cut -f1)"
-}
 
 # The container's root: the image, the module where the package puts it, the test user,
 # the PAM stack, the policy, GDM's automatic login on X11 and the gaps it needs filled,
 # and the unit that runs the inner run.
 make_root() {
-    local root=$T/root pam_dir
-    install -d -m 0755 "$root"
-    tar -C "$root" -xf "$IMAGE" || die "could not unpack $IMAGE into $root"
+    local root=$T/root
+    unpack_image "$root"
     [ -x "$root/usr/sbin/gdm3" ] && [ -x "$root/usr/bin/gnome-shell" ] && [ -x "$root/usr/bin/Xvfb" ] \
         || die "the image has no gdm3, gnome-shell or Xvfb"
-    pam_dir=$(find "$root/usr/lib" -name pam_unix.so -printf '%h\n' -quit)
-    [ -n "$pam_dir" ] || die "the image has no pam_unix.so"
-    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so" \
-        && install -d -m 0755 "$pam_dir/../secureroom" \
-        && install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so" \
-        || die "could not install the module into the container's root"
+    install_module "$root"
 
     chroot "$root" useradd --create-home --uid "$TEST_UID" --comment "SecureRoom e2e (GNOME)" \
         --shell /bin/bash "$TEST_USER" || die "useradd $TEST_USER in the container's root failed"
@@ -293,27 +226,7 @@ XORG
 
     install -d -m 0755 "$T/bin"
     install -m 0755 "$REPO/Tests/e2e/gnome-unlock.py" "$T/bin/gnome-unlock.py"
-    cat > "$root/etc/systemd/system/secureroom-e2e.service" <<UNIT
-[Unit]
-Description=SecureRoom e2e: $E2E_NAME's inner run
-After=multi-user.target
-
-[Service]
-Type=oneshot
-Environment=SR_E2E_INNER=1 "SR_E2E_T=$T" "SECUREROOM_MODULE=$MODULE" "SECUREROOM_CLI=$CLI" SR_E2E_TIMEOUT=$TIMEOUT
-Environment=SR_E2E_GNOME_HOLD=${SR_E2E_GNOME_HOLD:-0}
-ExecStart=/bin/bash "$SELF"
-StandardOutput=file:$T/inner.log
-StandardError=inherit
-ExecStopPost=/usr/bin/systemctl --no-block poweroff
-
-[Install]
-WantedBy=multi-user.target
-UNIT
-    install -d -m 0755 "$root/etc/systemd/system/multi-user.target.wants"
-    ln -s /etc/systemd/system/secureroom-e2e.service \
-        "$root/etc/systemd/system/multi-user.target.wants/secureroom-e2e.service" \
-        || die "could not enable the inner run's unit in the container's root"
+    inner_unit "$root" "Environment=SR_E2E_GNOME_HOLD=${SR_E2E_GNOME_HOLD:-0}"
 }
 
 outer_launch() {
@@ -321,15 +234,7 @@ outer_launch() {
     make_image
     make_root
     echo "# container root ready in $((SECONDS - start)) s: $(du -sh "$T/root" | cut -f1)"
-    : > "$T/inner.log"
-    local rc=0
-    start=$SECONDS
-    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 timeout --kill-after=10 $((TIMEOUT * 40)) systemd-nspawn --quiet --boot --directory="$T/root" \
-        --machine="$MACHINE" --register=no --keep-unit --private-network --console=pipe \
-        --bind="$T" --bind-ro="$(readlink -f "$REPO")" > "$T/boot.log" 2>&1 || rc=$?
-    cat "$T/inner.log"
-    echo "# container booted, tested and powered off in $((SECONDS - start)) s"
-    return "$rc"
+    boot_container $((TIMEOUT * 40))
 }
 
 # ---------------------------------------------------------------------------------------

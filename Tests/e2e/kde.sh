@@ -70,12 +70,12 @@
 #   answer the script waits for the greeter's next prompt in that log and for the field to
 #   be enabled (AT-SPI), since the greeter drops an answer given while no prompt waits;
 #   then `xdotool type` and Return. What the screen shows comes from
-#   fixtures/kde/atspi-greeter.py (as srkde on that bus); counters from `secureroom status
+#   Tests/e2e/atspi-dialog.py --fields (as srkde on that bus); counters from `secureroom status
 #   --json`; the module's and pam_unix's lines from the journal.
 #   "# time:" lines give the figures: the image (made once), unpacking the root, the boot
 #   and the whole inner run, each greeter's start and each answer's outcome.
 #   Helpers of its own (lib.sh is shared, not changed): image_path/make_image/make_root
-#   and the nspawn hooks (as in polkit-agent.sh), now_ms/elapsed (timings), greeter_open,
+#   the container hooks (container.sh), now_ms/elapsed (timings), greeter_open,
 #   wake, await_prompt, answer, outcome, greeter_pids/greeter_close, screen/wait_screen,
 #   journal_mark/journal_new/pam_unix_ran/pin_checked/helper_note, screenshot.
 #
@@ -98,8 +98,9 @@ set -euo pipefail
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck source=Tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=Tests/e2e/container.sh
+. "$(dirname "$0")/container.sh"
 
-FIXTURES=$REPO/Tests/e2e/fixtures/kde
 HELPER=${SECUREROOM_HELPER:-$REPO/.build/release/secureroom-helper}
 PIN=6193                          # passes the CLI's policy (not a sequence, not blocklisted)
 PASSWORD='Harbour-Violet-47q'     # srkde's real password (inside the container only)
@@ -113,8 +114,7 @@ DISPLAY_NUMBER=:7
 STATE=/var/lib/secureroom         # the module's default dir=, in the container
 SERVICE_HELPER=/usr/sbin/secureroom-helper   # where the package puts the helper
 RELEASE=trixie                    # Plasma 6.3
-MIRROR=${SR_E2E_MIRROR:-http://deb.debian.org/debian}
-IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
+IMAGE_KIND=kde
 IMAGE_PACKAGES=systemd,systemd-sysv,libpam-systemd,login,dbus,dbus-user-session,libkscreenlocker6,plasma-workspace,plasma-desktop,libgl1-mesa-dri,xvfb,xdotool,at-spi2-core,python3-pyatspi,x11-apps,libargon2-1,libsqlite3-0,libkeyutils1,libssl3t64,procps
 GREETER_PACKAGE=libkscreenlocker6
 GREETER_NAME=kscreenlocker_greet
@@ -144,27 +144,17 @@ elapsed() { local d=$(( $(now_ms) - $1 )); printf '%d.%03d' $((d / 1000)) $((d %
 # Outer run: the hooks lib.sh's outer_main calls.
 # ---------------------------------------------------------------------------------------
 MACHINE="sr-kde-$$"
-NSPAWN_RUN=/run/systemd/nspawn
 OUTER_START=$(now_ms)
 
 outer_prerequisites() {
     need_password_hashing
     need_setuid_helper
-    [ -f "$FIXTURES/atspi-greeter.py" ] || die "$FIXTURES/atspi-greeter.py not found"
+    [ -f "$REPO/Tests/e2e/atspi-dialog.py" ] || die "Tests/e2e/atspi-dialog.py not found"
     image_path
-}
-nspawn_state() {
-    if [ -e "$NSPAWN_RUN" ]; then find "$NSPAWN_RUN" -mindepth 1 -printf '%P\n' | sort; else echo absent; fi
-}
-outer_snapshot() {
-    NSPAWN_RUN_EXISTED=0
-    [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
-    NSPAWN_BEFORE=$(nspawn_state)
-    return 0
 }
 outer_header() {
     echo "# helper: $SECUREROOM_HELPER"
-    echo "# systemd-nspawn $(systemd-nspawn --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), image: $IMAGE"
+    container_header
 }
 # Processes of the test: those of the test user's uid (the container shares the host's
 # uids). The container's own end with its PID namespace.
@@ -185,67 +175,22 @@ outer_checks() {
     fi
     echo "# time: $(elapsed "$OUTER_START") s from the start to the outer checks (then the container root is removed)"
 }
-outer_on_abort() {
-    if [ -s "$T/boot.log" ]; then tail -n 15 "$T/boot.log" | sed 's/^/#   boot: /'; fi
-}
-outer_cleanup() {
-    if [ "${NSPAWN_RUN_EXISTED:-1}" = 0 ]; then
-        rm -rf "$NSPAWN_RUN"
-    else
-        rm -rf "$NSPAWN_RUN/propagate/$MACHINE"
-    fi
-}
-outer_leftovers() {
-    [ "$(nspawn_state)" = "$NSPAWN_BEFORE" ]
-}
-
-# The root image: made once per mirror, package list and month (a release's packages move
-# on), then reused; a new one replaces the older ones.
-IMAGE=
-image_path() {
-    local digest
-    digest=$(printf '%s %s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
-        "$(date -u +%Y-%m)" | sha256sum | cut -c1-12)
-    IMAGE="$IMAGES/kde-$RELEASE-$digest.tar"
-}
-make_image() {
-    [ -f "$IMAGE" ] && return 0
-    local start
-    start=$(now_ms)
-    install -d -m 0755 "$IMAGES"
-    rm -f "$IMAGES/kde-$RELEASE-"*.tar "$IMAGES/kde-$RELEASE-"*.tar.partial
-    echo "# making the root image (mmdebstrap $RELEASE from $MIRROR; once)"
-    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
-            --aptopt='Acquire::Check-Valid-Until "false"' \
-            "$RELEASE" "$IMAGE.partial" "$MIRROR" > "$T/mmdebstrap.log" 2>&1; then
-        tail -n 20 "$T/mmdebstrap.log" | sed 's/^/#   mmdebstrap: /'
-        rm -f "$IMAGE.partial"
-        die "mmdebstrap of the root image failed"
-    fi
-    mv "$IMAGE.partial" "$IMAGE"
-    echo "# time: root image made in $(elapsed "$start") s"
-}
 
 # The container's root: the image, the module, its core and the helper where the package
 # puts them, the test user, /etc/pam.d/kde as an administrator writes it, the policy, the
 # AT-SPI reader, and the unit that runs the inner run.
 make_root() {
-    local root=$T/root pam_dir start
+    local root=$T/root start
     start=$(now_ms)
-    install -d -m 0755 "$root"
-    tar -C "$root" -xf "$IMAGE" || die "could not unpack $IMAGE into $root"
+    unpack_image "$root"
     [ -f "$root/usr/lib/pam.d/kde" ] || die "the image has no /usr/lib/pam.d/kde ($GREETER_PACKAGE)"
     grep -qx '@include common-auth' "$root/usr/lib/pam.d/kde" \
         || die "/usr/lib/pam.d/kde has no '@include common-auth' line"
     [ -d "$root/usr/share/plasma/shells/org.kde.plasma.desktop/contents/lockscreen" ] \
         || die "the image has no Breeze lock screen (plasma-desktop)"
-    pam_dir=$(find "$root/usr/lib" -name pam_unix.so -printf '%h\n' -quit)
-    [ -n "$pam_dir" ] || die "the image has no pam_unix.so"
-    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so" \
-        && install -d -m 0755 "$pam_dir/../secureroom" \
-        && install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so" \
-        && install -m 4755 -o root -g root "$SECUREROOM_HELPER" "$root$SERVICE_HELPER" \
-        || die "could not install the module and the helper into the container's root"
+    install_module "$root"
+    install -m 4755 -o root -g root "$SECUREROOM_HELPER" "$root$SERVICE_HELPER" \
+        || die "could not install the helper into the container's root"
     chroot "$root" useradd --create-home --uid "$TEST_UID" --comment "SecureRoom e2e (KDE lock screen)" \
         --shell /bin/bash "$TEST_USER" || die "useradd $TEST_USER in the container's root failed"
     chroot "$root" usermod --password "$(hash_password "$PASSWORD")" "$TEST_USER" \
@@ -269,29 +214,9 @@ make_root() {
     install -m 0644 "$shipped" "$root/etc/pam.d/kde"
     # The AT-SPI reader, where srkde can run it whatever the checkout's modes.
     install -d -m 0755 "$T/bin"
-    install -m 0755 "$FIXTURES/atspi-greeter.py" "$T/bin/atspi-greeter.py"
+    install -m 0755 "$REPO/Tests/e2e/atspi-dialog.py" "$T/bin/atspi-dialog.py"
 
-    cat > "$root/etc/systemd/system/secureroom-e2e.service" <<UNIT
-[Unit]
-Description=SecureRoom e2e: $E2E_NAME's inner run
-After=multi-user.target
-
-[Service]
-Type=oneshot
-Environment=SR_E2E_INNER=1 "SR_E2E_T=$T" "SECUREROOM_MODULE=$MODULE" "SECUREROOM_CLI=$CLI" SR_E2E_TIMEOUT=$TIMEOUT
-Environment="SR_E2E_SCREENSHOTS=${SR_E2E_SCREENSHOTS:-}"
-ExecStart=/bin/bash "$SELF"
-StandardOutput=file:$T/inner.log
-StandardError=inherit
-ExecStopPost=/usr/bin/systemctl --no-block poweroff
-
-[Install]
-WantedBy=multi-user.target
-UNIT
-    install -d -m 0755 "$root/etc/systemd/system/multi-user.target.wants"
-    ln -s /etc/systemd/system/secureroom-e2e.service \
-        "$root/etc/systemd/system/multi-user.target.wants/secureroom-e2e.service" \
-        || die "could not enable the inner run's unit in the container's root"
+    inner_unit "$root" "Environment=\"SR_E2E_SCREENSHOTS=${SR_E2E_SCREENSHOTS:-}\""
     echo "# time: container root unpacked and set up in $(elapsed "$start") s ($(du -sm "$root" | cut -f1) MB;" \
         "image $(( $(stat -c %s "$IMAGE") / 1048576 )) MB)"
 }
@@ -299,16 +224,8 @@ UNIT
 outer_launch() {
     make_image
     make_root
-    : > "$T/inner.log"
-    local rc=0 start
-    start=$(now_ms)
-    # The whole boot, test and power-off, bounded: each inner wait is TIMEOUT at most.
-    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 timeout --kill-after=10 $((TIMEOUT * 60)) systemd-nspawn --quiet --boot \
-        --directory="$T/root" --machine="$MACHINE" --register=no --keep-unit --private-network --console=pipe \
-        --bind="$T" --bind-ro="$(readlink -f "$REPO")" > "$T/boot.log" 2>&1 || rc=$?
-    cat "$T/inner.log"
-    echo "# time: container booted, tested and powered off in $(elapsed "$start") s"
-    return "$rc"
+    # Each inner wait is TIMEOUT at most.
+    boot_container $((TIMEOUT * 60))
 }
 
 # ---------------------------------------------------------------------------------------
@@ -347,7 +264,7 @@ screen() {
     [ -n "$BUS" ] || return 0
     timeout 5 setpriv --reuid="$TEST_UID" --regid="$TEST_UID" --init-groups --reset-env \
         env DBUS_SESSION_BUS_ADDRESS="$BUS" DISPLAY="$DISPLAY_NUMBER" \
-        "$T/bin/atspi-greeter.py" 2>/dev/null || true
+        "$T/bin/atspi-dialog.py" --fields "$GREETER_NAME" 2>/dev/null || true
 }
 # wait_screen RE: until a line of the screen matches RE (up to TIMEOUT); SCREEN keeps it.
 wait_screen() {
@@ -599,7 +516,7 @@ inner_main() {
     greeter_open b
     answer "$WRONG_PIN"
     screenshot wrong-pin
-    told="Incorrect PIN. 2 attempts left before the PIN is disabled."
+    told=$(incorrect_pin_text 1)
     check "wrong PIN: refused with one Enter; the greeter shows '$told', then 'Unlocking failed'" \
         all 'outcome_is refused' 'prompts_are 1' 'shows "$told"' 'shows "Unlocking failed"' \
             'logged "Error message: $told"'
@@ -631,11 +548,7 @@ inner_main() {
     reset_pin
     greeter_open d
     for (( k = 1; k <= DENY; k++ )); do
-        case $((DENY - k)) in
-            0) told="Incorrect PIN. PIN disabled after $DENY failed attempts; ask an administrator." ;;
-            1) told="Incorrect PIN. 1 attempt left before the PIN is disabled." ;;
-            *) told="Incorrect PIN. $((DENY - k)) attempts left before the PIN is disabled." ;;
-        esac
+        told=$(incorrect_pin_text "$k")
         journal_mark
         answer "${LOCKOUT_PINS[$((k - 1))]}"
         check "lockout: wrong PIN $k/$DENY refused, counted (failures $k), '$told' shown, pam_unix not run" \

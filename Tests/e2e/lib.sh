@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Tests/e2e/lib.sh — the harness shared by the end-to-end tests (su-sudo.sh, sshd.sh,
 # screen-locker.sh). Sourced, never run. Each test keeps its own setup and cases; this
-# file holds what they do alike.
+# file holds what they do alike (and container.sh what the tests that run in a Debian
+# container do alike).
 #
 # The shape of a test
 #   The script runs twice. The outer run (root, `outer_main`) checks prerequisites,
@@ -90,6 +91,7 @@
 #   system_bus_call METHOD ARG...  a call to that bus's own org.freedesktop.DBus
 #   set_pin PIN [SET OPTIONS...] in STATE (default $T/state): secureroom init, set TEST_USER's PIN, check
 #   status_json [USER], failures_of [USER], failures_are N, pin_disabled, success_recorded, reset_pin
+#   incorrect_pin_text K       the module's message after wrong PIN K of DENY in a row
 #   tmux_ ARGS...              tmux on the test's private server (tmux -L $SOCK)
 #   start_tmux                 its session; panes stay after their command exits
 #   open_window NAME UID CMD   CMD (bash, then a "__RC=<status>__" line) as UID (setpriv, no
@@ -490,6 +492,16 @@ sink_login_records() {
             bind_over "$T/log/$f" "/var/log/$f"
         fi
     done
+}
+
+# incorrect_pin_text K: see the list at the top (the test sets DENY).
+incorrect_pin_text() {
+    local left=$((DENY - $1))
+    case $left in
+        0) echo "Incorrect PIN. PIN disabled after $DENY failed attempts; ask an administrator." ;;
+        1) echo "Incorrect PIN. 1 attempt left before the PIN is disabled." ;;
+        *) echo "Incorrect PIN. $left attempts left before the PIN is disabled." ;;
+    esac
 }
 
 # set_pin PIN [SET OPTIONS...]: the state directory (STATE, default $T/state) and TEST_USER's PIN.

@@ -80,6 +80,8 @@ set -euo pipefail
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck source=Tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=Tests/e2e/container.sh
+. "$(dirname "$0")/container.sh"
 
 FIXTURES=$REPO/Tests/e2e/fixtures/polkit
 # shellcheck source=Tests/e2e/fixtures/polkit/cases.sh
@@ -91,8 +93,7 @@ STATE=/var/lib/secureroom         # the module's default dir=, in the container
 # forky, whose polkit (128) runs its agent helper as a sandboxed service.
 HOST_RELEASE=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 RELEASE=${SR_E2E_RELEASE:-$HOST_RELEASE}
-MIRROR=${SR_E2E_MIRROR:-http://deb.debian.org/debian}
-IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
+IMAGE_KIND=polkit-agent
 # What the root image holds: the container's init and login session, the bus, polkit and
 # a graphical agent, the X server and the test's tools, and the libraries the module and
 # tool need. Debian 12 has polkit-gnome; later releases dropped it for its fork
@@ -132,7 +133,6 @@ E2E_LEFTOVERS_BAD="the work directory %s or nspawn state left behind"
 # Outer run: the hooks lib.sh's outer_main calls.
 # ---------------------------------------------------------------------------------------
 MACHINE="sr-polkit-agent-$$"
-NSPAWN_RUN=/run/systemd/nspawn
 
 outer_prerequisites() {
     need_password_hashing
@@ -141,19 +141,6 @@ outer_prerequisites() {
     [ -n "$RELEASE" ] || die "no release: /etc/os-release names no VERSION_CODENAME (set SR_E2E_RELEASE)"
     [ -f "$REPO/pam/polkit-agent-helper.conf" ] || die "pam/polkit-agent-helper.conf not found"
     image_path
-}
-# What is under /run/systemd/nspawn, by name ("absent" if nothing is).
-nspawn_state() {
-    if [ -e "$NSPAWN_RUN" ]; then find "$NSPAWN_RUN" -mindepth 1 -printf '%P\n' | sort; else echo absent; fi
-}
-outer_snapshot() {
-    NSPAWN_RUN_EXISTED=0
-    [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
-    NSPAWN_BEFORE=$(nspawn_state)
-    return 0
-}
-outer_header() {
-    echo "# systemd-nspawn $(systemd-nspawn --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p'), image: $IMAGE"
 }
 # Processes of the test: those of the test user's uid (the container shares the host's
 # uids). The container's own (systemd, journald, polkitd) end with its PID namespace.
@@ -165,62 +152,15 @@ outer_checks() {
     tally_none_left "no process of the test user (Xvfb, agent, pkexec) left running" \
                     "processes of the container's session left running"
 }
-outer_on_abort() {
-    if [ -s "$T/boot.log" ]; then tail -n 15 "$T/boot.log" | sed 's/^/#   boot: /'; fi
-}
-# nspawn's own state for this machine (nspawn cannot remove its propagation directory
-# where /run is not a tmpfs); all of it if there was none before. Afterwards
-# /run/systemd/nspawn must hold the same names as before the test.
-outer_cleanup() {
-    if [ "${NSPAWN_RUN_EXISTED:-1}" = 0 ]; then
-        rm -rf "$NSPAWN_RUN"
-    else
-        rm -rf "$NSPAWN_RUN/propagate/$MACHINE"
-    fi
-}
-outer_leftovers() {
-    [ "$(nspawn_state)" = "$NSPAWN_BEFORE" ]
-}
-
-# The root image: made once per release, mirror, package list and month (a release's
-# packages move on), then reused; a new one replaces the release's older images.
-IMAGE=
-image_path() {
-    local digest
-    digest=$(printf '%s %s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
-        "$(date -u +%Y-%m)" | sha256sum | cut -c1-12)
-    IMAGE="$IMAGES/polkit-agent-$RELEASE-$digest.tar"
-}
-make_image() {
-    [ -f "$IMAGE" ] && return 0
-    install -d -m 0755 "$IMAGES"
-    rm -f "$IMAGES/polkit-agent-$RELEASE-"*.tar "$IMAGES/polkit-agent-$RELEASE-"*.tar.partial
-    echo "# making the root image (mmdebstrap $RELEASE from $MIRROR; once)"
-    # A mirror's testing or unstable may be a snapshot whose Release file has expired.
-    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
-            --aptopt='Acquire::Check-Valid-Until "false"' \
-            "$RELEASE" "$IMAGE.partial" "$MIRROR" > "$T/mmdebstrap.log" 2>&1; then
-        tail -n 20 "$T/mmdebstrap.log" | sed 's/^/#   mmdebstrap: /'
-        rm -f "$IMAGE.partial"
-        die "mmdebstrap of the root image failed"
-    fi
-    mv "$IMAGE.partial" "$IMAGE"
-}
 
 # The container's root: the image, the module where the package puts it (and, where
 # polkit runs its helper as a service, the package's drop-in for it), the test user, the
 # PAM stacks, the policy, the rule, and the unit that runs the inner run.
 make_root() {
-    local root=$T/root base pam_dir
-    install -d -m 0755 "$root"
-    tar -C "$root" -xf "$IMAGE" || die "could not unpack $IMAGE into $root"
+    local root=$T/root base
+    unpack_image "$root"
     [ -x "$root$AGENT" ] || die "the image has no $AGENT"
-    pam_dir=$(find "$root/usr/lib" -name pam_unix.so -printf '%h\n' -quit)
-    [ -n "$pam_dir" ] || die "the image has no pam_unix.so"
-    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so" \
-        && install -d -m 0755 "$pam_dir/../secureroom" \
-        && install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so" \
-        || die "could not install the module into the container's root"
+    install_module "$root"
     if [ -f "$root/usr/lib/systemd/system/$HELPER_UNIT" ]; then
         install -D -m 0644 "$REPO/pam/polkit-agent-helper.conf" "$root$DROP_IN" || die "could not install the drop-in"
     fi
@@ -240,7 +180,7 @@ make_root() {
         "tpm = off" "argon2_memory = 256" "argon2_time = 1" "argon2_lanes = 1" \
         "argon2_below_floor" "deny = $DENY" "schedule =" > "$root/etc/security/secureroom.conf"
     install -d -m 0755 "$T/bin"
-    MODULE=${pam_dir#"$root"}/pam_secureroom.so \
+    MODULE=${PAM_DIR#"$root"}/pam_secureroom.so \
         stack_file common-auth-pin "$root/etc/pam.d/common-auth-pin" "$T/bin/not-a-helper"
     base=$root/usr/lib/pam.d/polkit-1
     [ -f "$root/etc/pam.d/polkit-1" ] && base=$root/etc/pam.d/polkit-1
@@ -260,41 +200,14 @@ make_root() {
     # The AT-SPI reader, where srpolkit can run it whatever the checkout's modes.
     install -m 0755 "$REPO/Tests/e2e/atspi-dialog.py" "$T/bin/atspi-dialog.py"
 
-    cat > "$root/etc/systemd/system/secureroom-e2e.service" <<UNIT
-[Unit]
-Description=SecureRoom e2e: $E2E_NAME's inner run
-After=multi-user.target
-
-[Service]
-Type=oneshot
-Environment=SR_E2E_INNER=1 "SR_E2E_T=$T" SR_E2E_RELEASE=$RELEASE "SECUREROOM_MODULE=$MODULE" "SECUREROOM_CLI=$CLI" SR_E2E_TIMEOUT=$TIMEOUT
-ExecStart=/bin/bash "$SELF"
-StandardOutput=file:$T/inner.log
-StandardError=inherit
-ExecStopPost=/usr/bin/systemctl --no-block poweroff
-
-[Install]
-WantedBy=multi-user.target
-UNIT
-    install -d -m 0755 "$root/etc/systemd/system/multi-user.target.wants"
-    ln -s /etc/systemd/system/secureroom-e2e.service \
-        "$root/etc/systemd/system/multi-user.target.wants/secureroom-e2e.service" \
-        || die "could not enable the inner run's unit in the container's root"
+    inner_unit "$root" "Environment=SR_E2E_RELEASE=$RELEASE"
 }
 
 outer_launch() {
     make_image
     make_root
-    : > "$T/inner.log"
-    local rc=0
-    # The whole boot, test and power-off, bounded: each inner wait is TIMEOUT at most.
-    # The unified cgroup hierarchy, also on a host with the hybrid one: systemd 256 and later
-    # no longer boot on cgroup v1.
-    SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 timeout --kill-after=10 $((TIMEOUT * 40)) systemd-nspawn --quiet --boot --directory="$T/root" \
-        --machine="$MACHINE" --register=no --keep-unit --private-network --console=pipe \
-        --bind="$T" --bind-ro="$(readlink -f "$REPO")" > "$T/boot.log" 2>&1 || rc=$?
-    cat "$T/inner.log"
-    return "$rc"
+    # Each inner wait is TIMEOUT at most.
+    boot_container $((TIMEOUT * 40))
 }
 
 # ---------------------------------------------------------------------------------------

@@ -86,6 +86,8 @@ set -euo pipefail
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck source=Tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=Tests/e2e/container.sh
+. "$(dirname "$0")/container.sh"
 
 HELPER=${SECUREROOM_HELPER:-$REPO/.build/release/secureroom-helper}
 # The Debian release whose sway and swaylock run: the host's (its packages), or another
@@ -96,8 +98,7 @@ CONTAINER=0
 [ "$RELEASE" = "$HOST_RELEASE" ] || CONTAINER=1
 # (the inner run in the container, whose own release is RELEASE, is told)
 [ "${SR_E2E_IN_CONTAINER:-}" != 1 ] || CONTAINER=1
-MIRROR=${SR_E2E_MIRROR:-http://deb.debian.org/debian}
-IMAGES=${SR_E2E_IMAGES:-$REPO/.build/e2e-images}
+IMAGE_KIND=swaylock
 # What the root image holds: sway, swaylock, wtype (and a font), the tools of the inner
 # run (setpriv, pgrep, faillock, openssl for the password's hash) and the libraries the
 # module, helper and tool link.
@@ -160,29 +161,10 @@ outer_checks() {
 outer_cleanup() {
     pkill -KILL -u "$TEST_UID" 2>/dev/null || true
     [ "$CONTAINER" = 1 ] || return 0
-    # nspawn's own state for this container (nspawn cannot remove its propagation
-    # directory where /run is not a tmpfs), and no other's: other tests may run containers
-    # meanwhile. The directories too, if there were none before and they are empty now.
-    rm -rf "$NSPAWN_RUN/propagate/$MACHINE"
-    [ -z "$ROOT_LOCK" ] || rm -f "$NSPAWN_RUN/$ROOT_LOCK"
-    if [ "${NSPAWN_RUN_EXISTED:-1}" = 0 ]; then
-        rmdir "$NSPAWN_RUN/propagate" "$NSPAWN_RUN/locks" "$NSPAWN_RUN" 2>/dev/null || true
-    fi
+    container_cleanup
 }
 
-# nspawn's state under /run/systemd/nspawn: this container's propagation directory and
-# the lock on its root directory's inode (locks/inode-DEV:INO).
 MACHINE="sr-sway-$$"
-NSPAWN_RUN=/run/systemd/nspawn
-ROOT_LOCK=
-outer_snapshot() {
-    NSPAWN_RUN_EXISTED=0
-    [ -e "$NSPAWN_RUN" ] && NSPAWN_RUN_EXISTED=1
-    return 0
-}
-outer_leftovers() {
-    [ ! -e "$NSPAWN_RUN/propagate/$MACHINE" ] && { [ -z "$ROOT_LOCK" ] || [ ! -e "$NSPAWN_RUN/$ROOT_LOCK" ]; }
-}
 
 # The shim (Tests/e2e/swaylock-once.c), built once per source into ONCE_DIR, copied
 # where the test user can read it (or the swaylock SR_E2E_SWAYLOCK_ONCE names).
@@ -206,45 +188,16 @@ make_once() {
     echo "# once per conversation: swaylock with LD_PRELOAD=${lib#"$REPO/"} (Tests/e2e/swaylock-once.c)"
 }
 
-# The root image: made once per release, mirror, package list and month, then reused.
-IMAGE=
-image_path() {
-    local digest
-    digest=$(printf '%s %s %s %s %s\n' "$RELEASE" "$MIRROR" "$(dpkg --print-architecture)" "$IMAGE_PACKAGES" \
-        "$(date -u +%Y-%m)" | sha256sum | cut -c1-12)
-    IMAGE="$IMAGES/swaylock-$RELEASE-$digest.tar"
-}
-make_image() {
-    [ -f "$IMAGE" ] && return 0
-    install -d -m 0755 "$IMAGES"
-    rm -f "$IMAGES/swaylock-$RELEASE-"*.tar "$IMAGES/swaylock-$RELEASE-"*.tar.partial
-    echo "# making the root image (mmdebstrap $RELEASE from $MIRROR; once)"
-    if ! mmdebstrap --quiet --format=tar --variant=apt --include="$IMAGE_PACKAGES" \
-            --aptopt='Acquire::Check-Valid-Until "false"' \
-            "$RELEASE" "$IMAGE.partial" "$MIRROR" > "$T/mmdebstrap.log" 2>&1; then
-        tail -n 20 "$T/mmdebstrap.log" | sed 's/^/#   mmdebstrap: /'
-        rm -f "$IMAGE.partial"
-        die "mmdebstrap of the root image failed"
-    fi
-    mv "$IMAGE.partial" "$IMAGE"
-}
-
 # The container's root: the image, with the module where the package puts it (beside
 # pam_unix.so, its core in ../secureroom/) and the helper setuid at /usr/sbin, the
 # module's default helper=.
 make_root() {
-    local root=$T/root pam_dir
-    install -d -m 0755 "$root"
-    tar -C "$root" -xf "$IMAGE" || die "could not unpack $IMAGE into $root"
-    pam_dir=$(find "$root/usr/lib" -name pam_unix.so -printf '%h\n' -quit)
-    [ -n "$pam_dir" ] || die "the image has no pam_unix.so"
-    install -m 0644 "$MODULE" "$pam_dir/pam_secureroom.so" \
-        && install -d -m 0755 "$pam_dir/../secureroom" \
-        && install -m 0644 "${MODULE%/*}/pam_secureroom_core.so" "$pam_dir/../secureroom/pam_secureroom_core.so" \
-        && install -m 4755 -o root -g root "$SECUREROOM_HELPER" "$root/usr/sbin/secureroom-helper" \
-        || die "could not install the module and helper into the container's root"
-    ROOT_MODULE=${pam_dir#"$root"}/pam_secureroom.so
-    ROOT_LOCK=locks/inode-$(stat -c '%d:%i' "$root")
+    local root=$T/root
+    unpack_image "$root"
+    install_module "$root"
+    install -m 4755 -o root -g root "$SECUREROOM_HELPER" "$root/usr/sbin/secureroom-helper" \
+        || die "could not install the helper into the container's root"
+    ROOT_MODULE=${PAM_DIR#"$root"}/pam_secureroom.so
     # No passwd package in the image, so no shadow files: empty ones as shadowconfig makes
     # them (root:shadow 0640, which pam_unix's setgid unix_chkpwd reads for srsway).
     local f shadow_gid
